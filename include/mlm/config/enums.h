@@ -1,0 +1,76 @@
+#pragma once
+// Closed choices of the config, each with its YAML spelling. EnumNames<E>::names lists the
+// spellings in enumerator order, so parsing, printing and error messages share one table.
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mlm::config {
+
+enum class Activation { gelu, gelu_tanh };
+enum class NormPosition { post, pre };
+enum class Objective { mlm, nsp, sop };
+enum class TokenizerType { unigram, bpe };
+enum class DataFormat { auto_detect, text, jsonl };
+enum class DocSeparator { blank_line, line };
+enum class BadRecordPolicy { skip, error };
+enum class MaskingStrategy { token, whole_word, span };
+enum class MaskCount { exact, bernoulli };
+enum class DecayKind { linear, cosine, constant };
+enum class Precision { fp32, bf16 };
+enum class DeviceKind { auto_detect, cpu, cuda };
+enum class DistBackend { auto_detect, gloo, nccl };
+enum class ProgressBar { auto_detect, on, off };
+
+template <class E>
+struct EnumNames;
+
+#define MLM_ENUM_NAMES(E, ...)                                      \
+  template <>                                                       \
+  struct EnumNames<E> {                                             \
+    static constexpr std::array names = {__VA_ARGS__};              \
+  };
+
+MLM_ENUM_NAMES(Activation, "gelu", "gelu_tanh")
+MLM_ENUM_NAMES(NormPosition, "post", "pre")
+MLM_ENUM_NAMES(Objective, "mlm", "nsp", "sop")
+MLM_ENUM_NAMES(TokenizerType, "unigram", "bpe")
+MLM_ENUM_NAMES(DataFormat, "auto", "text", "jsonl")
+MLM_ENUM_NAMES(DocSeparator, "blank_line", "line")
+MLM_ENUM_NAMES(BadRecordPolicy, "skip", "error")
+MLM_ENUM_NAMES(MaskingStrategy, "token", "whole_word", "span")
+MLM_ENUM_NAMES(MaskCount, "exact", "bernoulli")
+MLM_ENUM_NAMES(DecayKind, "linear", "cosine", "constant")
+MLM_ENUM_NAMES(Precision, "fp32", "bf16")
+MLM_ENUM_NAMES(DeviceKind, "auto", "cpu", "cuda")
+MLM_ENUM_NAMES(DistBackend, "auto", "gloo", "nccl")
+MLM_ENUM_NAMES(ProgressBar, "auto", "on", "off")
+#undef MLM_ENUM_NAMES
+
+template <class E>
+std::string_view to_string(E value) {
+  return EnumNames<E>::names[static_cast<size_t>(value)];
+}
+
+template <class E>
+std::optional<E> enum_from_string(std::string_view text) {
+  const auto& names = EnumNames<E>::names;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == text) return static_cast<E>(i);
+  }
+  return std::nullopt;
+}
+
+/// "a, b, c": the valid spellings, for error messages.
+template <class E>
+std::string enum_choices() {
+  std::string out;
+  for (const auto* name : EnumNames<E>::names) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+}  // namespace mlm::config

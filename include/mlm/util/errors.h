@@ -1,0 +1,45 @@
+#pragma once
+// Library errors: thrown with the file, key or offset; caught once in main(), which prints
+// one line and returns the documented exit code (see exit_code()).
+#include <stdexcept>
+#include <string>
+
+namespace mlm {
+
+/// Exit codes shared by every command (DESIGN.md, "Exit codes").
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitRuntimeFailure = 1,
+  kExitBadUsage = 2,
+  kExitSigint = 130,
+  kExitSigterm = 143,
+};
+
+/// Bad configuration: names the dotted key (e.g. "model.hidden_size") when there is one.
+class ConfigError : public std::runtime_error {
+ public:
+  explicit ConfigError(const std::string& message, std::string key = {})
+      : std::runtime_error(message), key_(std::move(key)) {}
+  const std::string& key() const { return key_; }
+
+ private:
+  std::string key_;
+};
+
+/// Bad user input that is not the config: unreadable corpus, bad usage. Exit code 2.
+class UsageError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Corpus that cannot be read or parsed (names file and line or byte offset). Exit code 2
+/// when detected before training starts, otherwise a runtime failure.
+class DataError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A checkpoint or weight file that is missing, truncated or of another shape.
+class CheckpointError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace mlm

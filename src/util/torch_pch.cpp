@@ -1,0 +1,1 @@
+// Anchors the precompiled <torch/torch.h> that every LibTorch-using target reuses.
