@@ -7,4 +7,9 @@ namespace mlm::config {
 /// saying what would be valid.
 void validate_config(const RunConfig& config);
 
+/// Throws ConfigError naming data.train_files when it is empty. Separate from
+/// validate_config because only commands that read the corpus need it (--print-config,
+/// mlm-export and mlm-eval on a checkpoint do not).
+void require_training_data(const RunConfig& config);
+
 }  // namespace mlm::config

@@ -1,0 +1,34 @@
+#pragma once
+// Where a rank's data stream stands: a small value the checkpoint stores. A dataset built
+// from it yields exactly the sequences the saved one would have yielded next; it re-reads
+// only the current shuffle chunk, never what came before it.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+
+namespace mlm::data {
+
+struct DataPosition {
+  int64_t epoch = 0;          // passes over the split so far
+  // The shuffle chunk being returned starts here:
+  int64_t file_index = 0;     // index in the epoch's (seeded) file order
+  int64_t byte_offset = 0;    // uncompressed offset where reading resumes in that file
+  int64_t line = 1;           // the line at that offset (for messages)
+  int64_t doc_index = 0;      // documents of the split before that offset in this epoch
+  int64_t token_offset = 0;   // tokens of the first document read there already packed
+  int64_t chunk_index = 0;    // shuffle chunk number in the epoch (seeds its permutation)
+  int64_t chunk_emitted = 0;  // sequences of that chunk already returned
+  int64_t samples = 0;        // sequences returned by this rank since the start (sample ids)
+  int64_t rank = 0;           // the stream this position belongs to
+  int64_t world_size = 1;
+  uint64_t corpus = 0;        // fingerprint of the split's file list
+
+  nlohmann::json to_json() const;
+  /// DataError naming the missing or mistyped key.
+  static DataPosition from_json(const nlohmann::json& json);
+
+  bool operator==(const DataPosition& o) const;
+  bool operator!=(const DataPosition& o) const { return !(*this == o); }
+};
+
+}  // namespace mlm::data

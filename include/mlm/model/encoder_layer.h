@@ -1,0 +1,40 @@
+#pragma once
+// One BERT encoder layer: multi-head self-attention and a GELU feed-forward block, each with
+// a residual connection and LayerNorm, after (post-LN, BERT) or before (pre-LN) the block.
+//
+// Parameter names follow Hugging Face (attention.output.dense, attention.output.LayerNorm,
+// intermediate.dense, output.dense, output.LayerNorm) except that query, key and value are one
+// fused matrix `attention.self.qkv` [3H, H] (rows: query, key, value), so the projection is a
+// single matrix product; the HF weight format splits it (hf_weights.cpp).
+// Pre-LN reuses the two LayerNorm names for the norms *before* each block:
+// attention.output.LayerNorm normalises the attention input, output.LayerNorm the FFN input.
+#include <torch/torch.h>
+
+#include "mlm/config/run_config.h"
+#include "mlm/model/layers.h"
+
+namespace mlm::model {
+
+struct BertLayerImpl : torch::nn::Module {
+  explicit BertLayerImpl(const config::ModelConfig& config);
+
+  /// x: [B,S,H]; attention_bias: [B,1,1,S] fp32 from attention_bias_from_mask, or undefined
+  /// when the batch has no padding (no mask is applied at all then).
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& attention_bias);
+
+  /// Self-attention context [B,S,H] before the output projection.
+  torch::Tensor self_attention(const torch::Tensor& x, const torch::Tensor& attention_bias);
+
+  torch::nn::Linear qkv{nullptr}, attention_dense{nullptr}, intermediate_dense{nullptr},
+      output_dense{nullptr};
+  LayerNorm attention_norm{nullptr}, output_norm{nullptr};
+
+ private:
+  int64_t heads_;
+  config::Activation act_;
+  config::NormPosition norm_;
+  double hidden_dropout_, attention_dropout_;
+};
+TORCH_MODULE(BertLayer);
+
+}  // namespace mlm::model

@@ -1,0 +1,28 @@
+#pragma once
+// Reading and writing `torch.save`-compatible weight files (the zip format of PyTorch >= 1.6)
+// without Python. LibTorch 1.13's torch::pickle_load turns the collections.OrderedDict that
+// every `model.state_dict()` saved from Python is into None, so Hugging Face's
+// pytorch_model.bin cannot be read with it; read_tensor_file() runs its own small unpickler over
+// the zip records instead (the opcodes torch.save and torch::pickle_save emit, nothing else).
+#include <torch/types.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mlm::model {
+
+/// Named tensors in file order. Tensors that shared storage in the file still share it.
+using TensorDict = std::vector<std::pair<std::string, torch::Tensor>>;
+
+/// Reads a {str: Tensor} dict saved by Python's `torch.save` (dict or OrderedDict, tensors or
+/// Parameters) or by torch::pickle_save. Throws CheckpointError naming `path` for a missing,
+/// truncated or foreign file, the legacy (pre-1.6) format, or a value that is not a tensor.
+TensorDict read_tensor_file(const std::string& path);
+
+/// Writes `tensors` with torch::pickle_save (loadable by Python's torch.load), via a temporary
+/// file renamed into place. Tensors are copied to contiguous CPU tensors first, so views do
+/// not drag their whole storage along; tensors that are the same object stay shared.
+void write_tensor_file(const std::string& path, const TensorDict& tensors);
+
+}  // namespace mlm::model

@@ -1,0 +1,39 @@
+#pragma once
+// trainer_state.json: everything besides weights and optimizer moments that a resumed run
+// needs to continue exactly (step, tokens, every rank's data position and RNG state).
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mlm::train {
+
+struct RankState {
+  nlohmann::json data_position;  // mlm::data::DataPosition::to_json() of that rank
+  nlohmann::json rng;            // capture_rng_state() of that rank
+};
+
+struct TrainerState {
+  int64_t step = 0;                  // optimizer steps done (skipped ones included)
+  int64_t tokens_seen = 0;           // non-padding tokens trained on, all ranks
+  int64_t skipped_steps = 0;         // non-finite steps skipped in total
+  int64_t consecutive_skipped = 0;   // ... in a row at the time of the checkpoint
+  double train_time_s = 0;           // wall-clock time spent training, all runs together
+  int world_size = 1;
+  std::string config_hash;           // of the resolved config (informational)
+  std::vector<RankState> ranks;      // indexed by rank
+
+  nlohmann::json to_json() const;
+  /// Throws CheckpointError naming `origin` for a missing or mistyped field.
+  static TrainerState from_json(const nlohmann::json& json, const std::string& origin);
+
+  /// Reads and parses a trainer_state.json; CheckpointError names the file.
+  static TrainerState load(const std::filesystem::path& path);
+};
+
+/// 16 hex digits of a 64-bit FNV-1a hash (config hashes; not cryptographic).
+std::string fnv1a_hex(const std::string& bytes);
+
+}  // namespace mlm::train

@@ -1,0 +1,70 @@
+#pragma once
+// One YAML node <-> one typed config field. The loader, the dumper and the validation
+// messages share these, so a value prints the way it parses ("1e-12" stays bit-equal).
+#include <yaml-cpp/yaml.h>
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "mlm/config/enums.h"
+
+namespace mlm::config::detail {
+
+/// A node of the wrong type or spelling; the message reads "expected an integer, got 'abc'"
+/// and the loader prefixes it with the file, line and dotted key.
+class FieldTypeError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// "'abc'", "a list", "a map", "nothing": how an unexpected node is named in messages.
+std::string describe(const YAML::Node& node);
+
+void decode(const YAML::Node& node, bool& out);
+void decode(const YAML::Node& node, int64_t& out);
+void decode(const YAML::Node& node, double& out);
+void decode(const YAML::Node& node, std::string& out);
+void decode(const YAML::Node& node, std::vector<std::string>& out);
+void decode(const YAML::Node& node, std::array<double, 2>& out);
+
+/// Nearest valid spelling of an enum, for "did you mean" in messages ("" when none is close).
+std::string suggest_enum_name(const std::string& text, const std::vector<std::string>& names);
+
+template <class E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
+void decode(const YAML::Node& node, E& out) {
+  if (node.IsScalar()) {
+    if (auto value = enum_from_string<E>(node.Scalar())) {
+      out = *value;
+      return;
+    }
+  }
+  std::string message = "expected one of " + enum_choices<E>() + ", got " + describe(node);
+  if (node.IsScalar()) {
+    const std::vector<std::string> names(EnumNames<E>::names.begin(), EnumNames<E>::names.end());
+    if (auto near = suggest_enum_name(node.Scalar(), names); !near.empty()) {
+      message += " (did you mean '" + near + "'?)";
+    }
+  }
+  throw FieldTypeError(message);
+}
+
+/// YAML text of one value, as written by dump_config.
+std::string encode(bool value);
+std::string encode(int64_t value);
+/// Shortest text that parses back bit-equal; always reads as a float in YAML 1.1 and 1.2
+/// ("1.0e-12", not "1e-12", which PyYAML would take for a string).
+std::string encode(double value);
+/// Plain when unambiguous, otherwise double-quoted with escapes.
+std::string encode(const std::string& value);
+std::string encode(const std::vector<std::string>& value);
+std::string encode(const std::array<double, 2>& value);
+
+template <class E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
+std::string encode(E value) {
+  return std::string(to_string(value));
+}
+
+}  // namespace mlm::config::detail

@@ -1,0 +1,316 @@
+// validate_config: every range and consistency rule of the RunConfig, each failure a
+// ConfigError naming the dotted key, the value and what would be valid. The loader adds the
+// file and line. Keep the rules in docs/CONFIG.md in step with this file.
+#include "mlm/config/validate.h"
+
+#include <charconv>
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "mlm/util/errors.h"
+
+namespace mlm::config {
+namespace {
+
+// The five special tokens every vocabulary holds: [PAD] [UNK] [CLS] [SEP] [MASK].
+constexpr int64_t kSpecialTokens = 5;
+// sentencepiece's byte_fallback adds one piece per byte value.
+constexpr int64_t kBytePieces = 256;
+// [CLS] a [SEP] b [SEP] with room for a few tokens on each side.
+constexpr int64_t kMinSeqLen = 8;
+// Rounding slack for mask_replace_prob + random_replace_prob (0.7 + 0.3 > 1 in binary).
+constexpr double kProbabilitySumSlack = 1e-12;
+
+std::string number(double value) {
+  char buffer[64];
+  auto [end, error] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, end);
+}
+std::string number(int64_t value) { return std::to_string(value); }
+
+[[noreturn]] void fail(const std::string& key, const std::string& value, const std::string& rule) {
+  throw ConfigError(key + " (" + value + ") " + rule, key);
+}
+
+void at_least(const std::string& key, int64_t value, int64_t minimum,
+              const std::string& why = {}) {
+  if (value < minimum) fail(key, number(value), "must be >= " + number(minimum) + why);
+}
+
+void positive(const std::string& key, double value, const std::string& why = {}) {
+  if (!(value > 0)) fail(key, number(value), "must be > 0" + why);
+}
+
+void non_negative(const std::string& key, double value, const std::string& why = {}) {
+  if (!(value >= 0)) fail(key, number(value), "must be >= 0" + why);
+}
+
+enum class End { closed, open };
+
+// value in [low, high], either end open; NaN never passes.
+void in_range(const std::string& key, double value, double low, End low_end, double high,
+              End high_end, const std::string& why = {}) {
+  const bool above = low_end == End::open ? value > low : value >= low;
+  const bool below = high_end == End::open ? value < high : value <= high;
+  if (!(above && below)) {
+    fail(key, number(value),
+         std::string("must be in ") + (low_end == End::open ? "(" : "[") + number(low) + ", " +
+             number(high) + (high_end == End::open ? ")" : "]") + why);
+  }
+}
+
+void not_empty(const std::string& key, const std::string& value, const std::string& what) {
+  if (value.empty()) fail(key, "''", "must not be empty: " + what);
+}
+
+void no_empty_entries(const std::string& key, const std::vector<std::string>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].empty()) {
+      throw ConfigError(key + ": item " + std::to_string(i + 1) +
+                            " is an empty string; give a path or glob, or remove it",
+                        key);
+    }
+  }
+}
+
+// Infinite or NaN doubles never make sense here; the loader already refuses them, this
+// catches configs built in code.
+struct FiniteCheck {
+  std::string section_name;
+
+  template <class Section>
+  void section(const char* name, Section& section) {
+    section_name = name;
+    section.visit(*this);
+  }
+  template <class T>
+  void operator()(const char* name, T& value) {
+    if constexpr (std::is_same_v<T, double>) {
+      if (!std::isfinite(value)) {
+        fail(section_name + "." + name, number(value), "must be a finite number");
+      }
+    } else if constexpr (std::is_same_v<T, std::array<double, 2>>) {
+      for (double item : value) {
+        if (!std::isfinite(item)) {
+          fail(section_name + "." + name, number(item), "must be a finite number");
+        }
+      }
+    }
+  }
+};
+
+void validate_model(const ModelConfig& m) {
+  if (m.vocab_size != 0 && m.vocab_size < kSpecialTokens + 1) {
+    fail("model.vocab_size", number(m.vocab_size),
+         "must be 0 (use the tokenizer's size) or >= 6 (the 5 special tokens [PAD] [UNK] "
+         "[CLS] [SEP] [MASK] and at least one piece)");
+  }
+  at_least("model.hidden_size", m.hidden_size, 1);
+  at_least("model.num_hidden_layers", m.num_hidden_layers, 1);
+  at_least("model.num_attention_heads", m.num_attention_heads, 1);
+  if (m.hidden_size % m.num_attention_heads != 0) {
+    const int64_t heads = m.num_attention_heads;
+    const int64_t lower = m.hidden_size - m.hidden_size % heads;
+    const int64_t upper = lower + heads;
+    // The head counts that divide hidden_size, nearest below and above the one asked for.
+    int64_t fewer = 1, more = 0;
+    for (int64_t h = heads - 1; h >= 1; --h) {
+      if (m.hidden_size % h == 0) {
+        fewer = h;
+        break;
+      }
+    }
+    for (int64_t h = heads + 1; h <= m.hidden_size; ++h) {
+      if (m.hidden_size % h == 0) {
+        more = h;
+        break;
+      }
+    }
+    std::string fix = "set model.hidden_size to a multiple of " + number(heads) + " (";
+    fix += lower > 0 ? number(lower) + " or " + number(upper) : number(upper);
+    fix += ") or model.num_attention_heads to a divisor of " + number(m.hidden_size) + " (" +
+           number(fewer) + (more ? " or " + number(more) : "") + ")";
+    throw ConfigError("model.hidden_size (" + number(m.hidden_size) +
+                          ") must be divisible by model.num_attention_heads (" + number(heads) +
+                          "): " + fix,
+                      "model.hidden_size");
+  }
+  at_least("model.intermediate_size", m.intermediate_size, 1);
+  in_range("model.hidden_dropout_prob", m.hidden_dropout_prob, 0, End::closed, 1, End::open);
+  in_range("model.attention_probs_dropout_prob", m.attention_probs_dropout_prob, 0, End::closed,
+           1, End::open);
+  at_least("model.max_position_embeddings", m.max_position_embeddings, 1);
+  if (m.objective == Objective::mlm) {
+    at_least("model.type_vocab_size", m.type_vocab_size, 1);
+  } else {
+    at_least("model.type_vocab_size", m.type_vocab_size, 2,
+             " when model.objective is " + std::string(to_string(m.objective)) +
+                 " (segments A and B use token types 0 and 1)");
+  }
+  positive("model.layer_norm_eps", m.layer_norm_eps);
+  positive("model.initializer_range", m.initializer_range);
+  at_least("model.pad_vocab_multiple", m.pad_vocab_multiple, 1, " (1 = no padding)");
+}
+
+void validate_tokenizer(const TokenizerConfig& t) {
+  not_empty("tokenizer.model", t.model, "name the sentencepiece .model file to load or train");
+  const int64_t minimum = kSpecialTokens + (t.byte_fallback ? kBytePieces : 0) + 1;
+  if (t.vocab_size < minimum) {
+    fail("tokenizer.vocab_size", number(t.vocab_size),
+         "must be >= " + number(minimum) + " (the 5 special tokens" +
+             (t.byte_fallback ? std::string(", 256 byte pieces for tokenizer.byte_fallback") : "") +
+             " and at least one piece)");
+  }
+  in_range("tokenizer.character_coverage", t.character_coverage, 0, End::open, 1, End::closed);
+  at_least("tokenizer.input_sentence_size", t.input_sentence_size, 1);
+  at_least("tokenizer.max_sentence_length", t.max_sentence_length, 1);
+  no_empty_entries("tokenizer.training_files", t.training_files);
+}
+
+void validate_data(const DataConfig& d, const ModelConfig& m) {
+  no_empty_entries("data.train_files", d.train_files);
+  no_empty_entries("data.valid_files", d.valid_files);
+  in_range("data.valid_fraction", d.valid_fraction, 0, End::closed, 1, End::open,
+           " (a share of the training documents held out when data.valid_files is empty)");
+  not_empty("data.text_field", d.text_field, "name the JSON Lines field holding the text");
+  at_least("data.seq_len", d.seq_len, kMinSeqLen,
+           " (room for [CLS] a [SEP] b [SEP] and a few tokens)");
+  if (d.seq_len > m.max_position_embeddings) {
+    throw ConfigError("data.seq_len (" + number(d.seq_len) +
+                          ") must be <= model.max_position_embeddings (" +
+                          number(m.max_position_embeddings) +
+                          "): lower data.seq_len or raise model.max_position_embeddings",
+                      "data.seq_len");
+  }
+  at_least("data.shuffle_buffer", d.shuffle_buffer, 1, " (1 = no shuffling)");
+  at_least("data.num_workers", d.num_workers, 0);
+  at_least("data.prefetch_sequences", d.prefetch_sequences, 1);
+}
+
+void validate_masking(const MaskingConfig& k) {
+  in_range("masking.mlm_probability", k.mlm_probability, 0, End::open, 1, End::closed,
+           " (0 would leave nothing to predict)");
+  in_range("masking.mask_replace_prob", k.mask_replace_prob, 0, End::closed, 1, End::closed);
+  in_range("masking.random_replace_prob", k.random_replace_prob, 0, End::closed, 1,
+           End::closed);
+  const double sum = k.mask_replace_prob + k.random_replace_prob;
+  if (sum > 1 + kProbabilitySumSlack) {
+    throw ConfigError("masking.mask_replace_prob (" + number(k.mask_replace_prob) +
+                          ") + masking.random_replace_prob (" + number(k.random_replace_prob) +
+                          ") = " + number(sum) +
+                          " must be <= 1 (the rest of the selected tokens stay unchanged)",
+                      "masking.mask_replace_prob");
+  }
+  at_least("masking.max_predictions_per_seq", k.max_predictions_per_seq, 0, " (0 = no cap)");
+  in_range("masking.span_p", k.span_p, 0, End::open, 1, End::closed,
+           " (geometric distribution parameter; 1 = single-word spans)");
+  at_least("masking.max_span", k.max_span, 1);
+}
+
+void validate_optim(const OptimConfig& o) {
+  positive("optim.learning_rate", o.learning_rate);
+  for (double beta : o.betas) {
+    if (!(beta >= 0 && beta < 1)) {
+      fail("optim.betas", "[" + number(o.betas[0]) + ", " + number(o.betas[1]) + "]",
+           "must both be in [0, 1), e.g. [0.9, 0.999]");
+    }
+  }
+  positive("optim.eps", o.eps);
+  non_negative("optim.weight_decay", o.weight_decay);
+  non_negative("optim.max_grad_norm", o.max_grad_norm, " (0 = no clipping)");
+}
+
+void validate_schedule(const ScheduleConfig& s, const TrainConfig& t) {
+  at_least("schedule.warmup_steps", s.warmup_steps, 0);
+  in_range("schedule.warmup_ratio", s.warmup_ratio, 0, End::closed, 1, End::open);
+  if (s.warmup_ratio > 0 && s.warmup_steps == 0 && t.max_steps == 0) {
+    throw ConfigError("schedule.warmup_ratio (" + number(s.warmup_ratio) +
+                          ") is a share of train.max_steps, which is 0: set train.max_steps "
+                          "or give schedule.warmup_steps instead",
+                      "schedule.warmup_ratio");
+  }
+  in_range("schedule.min_lr_ratio", s.min_lr_ratio, 0, End::closed, 1, End::closed);
+}
+
+void validate_train(const TrainConfig& t) {
+  not_empty("train.output_dir", t.output_dir, "name the run directory");
+  at_least("train.max_steps", t.max_steps, 0, " (0 = no step limit)");
+  at_least("train.max_tokens", t.max_tokens, 0, " (0 = no token limit)");
+  non_negative("train.max_time_s", t.max_time_s, " (0 = no time limit)");
+  if (t.max_steps == 0 && t.max_tokens == 0 && t.max_time_s == 0) {
+    throw ConfigError(
+        "train.max_steps, train.max_tokens and train.max_time_s are all 0: set at least one "
+        "stop condition, e.g. train.max_steps: 100000",
+        "train.max_steps");
+  }
+  at_least("train.micro_batch_size", t.micro_batch_size, 1);
+  at_least("train.grad_accum_steps", t.grad_accum_steps, 1);
+  at_least("train.threads", t.threads, 0, " (0 = all cores)");
+  at_least("train.seed", t.seed, 0);
+  at_least("train.max_skipped_steps", t.max_skipped_steps, 0);
+}
+
+void validate_checkpoint(const CheckpointConfig& c) {
+  at_least("checkpoint.every_steps", c.every_steps, 0, " (0 = only at the end)");
+  at_least("checkpoint.keep_last", c.keep_last, 0, " (0 = keep all)");
+}
+
+void validate_eval(const EvalConfig& e) {
+  at_least("eval.every_steps", e.every_steps, 0, " (0 = only at the end)");
+  at_least("eval.max_batches", e.max_batches, 0, " (0 = the whole validation set)");
+  at_least("eval.batch_size", e.batch_size, 0, " (0 = train.micro_batch_size)");
+  at_least("eval.seed", e.seed, 0);
+}
+
+void validate_distributed(const DistributedConfig& d, const TrainConfig& t) {
+  if (d.backend == DistBackend::nccl && t.device == DeviceKind::cpu) {
+    throw ConfigError(
+        "distributed.backend (nccl) needs CUDA devices but train.device is cpu: use "
+        "distributed.backend gloo or auto",
+        "distributed.backend");
+  }
+  positive("distributed.timeout_s", d.timeout_s);
+  at_least("distributed.bucket_mb", d.bucket_mb, 1);
+}
+
+void validate_logging(const LoggingConfig& l) {
+  static const char* const kLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
+  bool known = false;
+  for (const char* level : kLevels) known |= l.level == level;
+  if (!known) {
+    fail("logging.level", "'" + l.level + "'",
+         "must be one of trace, debug, info, warn, error, off");
+  }
+  at_least("logging.every_steps", l.every_steps, 1);
+}
+
+}  // namespace
+
+void validate_config(const RunConfig& config) {
+  RunConfig copy = config;  // visit() is non-const
+  FiniteCheck finite;
+  copy.visit(finite);
+  validate_model(config.model);
+  validate_tokenizer(config.tokenizer);
+  validate_data(config.data, config.model);
+  validate_masking(config.masking);
+  validate_optim(config.optim);
+  validate_schedule(config.schedule, config.train);
+  validate_train(config.train);
+  validate_checkpoint(config.checkpoint);
+  validate_eval(config.eval);
+  validate_distributed(config.distributed, config.train);
+  validate_logging(config.logging);
+}
+
+void require_training_data(const RunConfig& config) {
+  if (config.data.train_files.empty()) {
+    throw ConfigError(
+        "data.train_files is empty: list the training text files, e.g. "
+        "--set data.train_files=[corpus/part1.txt,corpus/part2.txt]",
+        "data.train_files");
+  }
+}
+
+}  // namespace mlm::config

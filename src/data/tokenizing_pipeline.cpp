@@ -1,0 +1,154 @@
+#include "mlm/data/tokenizing_pipeline.h"
+
+namespace mlm::data {
+namespace {
+
+// A batch is cut at this many text bytes or at an epoch end: big enough to amortize the
+// hand-offs, small enough to keep every worker busy.
+constexpr size_t kBatchBytes = 128 * 1024;
+constexpr size_t kBatchDocuments = 1024;
+// Read-ahead bound over all batches not yet handed to the consumer (text, then ids).
+constexpr size_t kMaxBytesInFlight = 32u << 20;
+
+}  // namespace
+
+TokenizingPipeline::TokenizingPipeline(DocumentStream stream, const text::Tokenizer& tokenizer,
+                                       int num_workers)
+    : stream_(std::move(stream)), tokenizer_(tokenizer), num_workers_(num_workers) {
+  if (num_workers_ > 0) {
+    threads_.emplace_back([this] { reader_loop(); });
+    for (int i = 0; i < num_workers_; ++i) threads_.emplace_back([this] { worker_loop(); });
+  }
+}
+
+TokenizingPipeline::~TokenizingPipeline() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+TokenizingPipeline::Batch TokenizingPipeline::read_batch() {
+  Batch batch;
+  try {
+    while (batch.bytes < kBatchBytes && batch.items.size() < kBatchDocuments) {
+      Item item;
+      StreamDocument doc;
+      item.event = stream_.next(doc);
+      if (item.event == StreamEvent::document) {
+        batch.bytes += doc.text.size() + 64;
+        item.text = std::move(doc.text);
+        item.doc.epoch = doc.epoch;
+        item.doc.start = doc.start;
+        item.doc.end = doc.end;
+        batch.items.push_back(std::move(item));
+        continue;
+      }
+      batch.last = item.event == StreamEvent::end_of_stream;
+      batch.items.push_back(std::move(item));
+      break;
+    }
+  } catch (...) {
+    batch.error = std::current_exception();
+    batch.last = true;
+  }
+  return batch;
+}
+
+void TokenizingPipeline::tokenize(Batch& batch) const {
+  if (batch.error) return;
+  try {
+    for (auto& item : batch.items) {
+      if (item.event != StreamEvent::document) continue;
+      tokenizer_.encode(item.text, item.doc.ids);
+      std::string().swap(item.text);
+    }
+  } catch (...) {
+    batch.error = std::current_exception();
+  }
+}
+
+void TokenizingPipeline::reader_loop() {
+  for (;;) {
+    Batch batch = read_batch();
+    std::unique_lock<std::mutex> lock(mutex_);
+    counters_ = stream_.counters();
+    changed_.wait(lock, [&] { return stop_ || bytes_in_flight_ < kMaxBytesInFlight; });
+    if (stop_) return;
+    batch.number = next_number_++;
+    bytes_in_flight_ += batch.bytes;
+    const bool last = batch.last;
+    todo_.push_back(std::move(batch));
+    changed_.notify_all();
+    if (last) return;
+  }
+}
+
+void TokenizingPipeline::worker_loop() {
+  for (;;) {
+    Batch batch;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return stop_ || !todo_.empty(); });
+      if (stop_) return;
+      batch = std::move(todo_.front());
+      todo_.pop_front();
+    }
+    tokenize(batch);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_.emplace(batch.number, std::move(batch));
+    }
+    changed_.notify_all();
+  }
+}
+
+StreamEvent TokenizingPipeline::next(TokenizedDocument& doc) {
+  if (failed_) std::rethrow_exception(failed_);
+  for (;;) {
+    if (current_item_ < current_.items.size()) {
+      auto& item = current_.items[current_item_++];
+      if (item.event == StreamEvent::document) {
+        doc = std::move(item.doc);
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++documents_;
+      } else if (item.event == StreamEvent::end_of_stream) {
+        finished_ = true;
+      }
+      return item.event;
+    }
+    if (finished_) return StreamEvent::end_of_stream;
+    if (num_workers_ == 0) {
+      current_ = read_batch();
+      tokenize(current_);
+      counters_ = stream_.counters();
+    } else {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return done_.count(wanted_) > 0; });
+      auto node = done_.extract(wanted_++);
+      current_ = std::move(node.mapped());
+      bytes_in_flight_ -= current_.bytes;
+      changed_.notify_all();
+    }
+    current_item_ = 0;
+    if (current_.error) {
+      failed_ = current_.error;
+      current_.items.clear();
+      std::rethrow_exception(failed_);
+    }
+  }
+}
+
+text::ReaderCounters TokenizingPipeline::reader_counters() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return counters_;
+}
+
+int64_t TokenizingPipeline::documents() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return documents_;
+}
+
+}  // namespace mlm::data

@@ -1,0 +1,40 @@
+#pragma once
+// Private to src/dist: the c10d process group behind a Communicator, behind a small virtual
+// interface so communicator.cpp does not care whether it is Gloo or NCCL, nor whether this
+// LibTorch calls it a ProcessGroup (1.x) or a Backend (2.x).
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mlm/config/run_config.h"
+#include "mlm/dist/dist_env.h"
+
+namespace mlm::dist {
+
+class Collectives {
+ public:
+  virtual ~Collectives() = default;
+  virtual std::string name() const = 0;
+
+  // Each starts one collective and returns at once; wait_all() blocks until every started
+  // one has finished, in order, and rethrows the first failure (as c10d reported it).
+  virtual void start_all_reduce_sum(torch::Tensor& flat) = 0;
+  virtual void start_broadcast(torch::Tensor& flat, int root) = 0;
+  // out[r] receives rank r's `in` (same shape and dtype on every rank).
+  virtual void start_all_gather(std::vector<torch::Tensor>& out, torch::Tensor& in) = 0;
+  virtual void wait_all() = 0;
+};
+
+/// Connects to the store and builds the process group for `backend` ("gloo" or "nccl").
+/// Throws what c10d throws; communicator.cpp turns it into a DistributedError.
+/// `device` is where the tensors will live (NCCL: the rank's GPU, made current here).
+std::unique_ptr<Collectives> connect_collectives(const DistEnv& env, const std::string& backend,
+                                                 torch::Device device,
+                                                 std::chrono::milliseconds timeout);
+
+/// Whether this build has NCCL (a CUDA LibTorch: MLM_WITH_CUDA).
+bool nccl_compiled_in();
+
+}  // namespace mlm::dist

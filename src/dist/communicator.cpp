@@ -1,0 +1,213 @@
+// Communicator: backend choice, error wrapping and the flatten-per-dtype collectives.
+#include "mlm/dist/communicator.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "collectives.h"
+#include "flatten.h"
+#include "mlm/util/errors.h"
+#include "mlm/util/logging.h"
+
+namespace mlm::dist {
+namespace {
+
+// c10::Error's what() carries a C++ backtrace; the user needs the first line.
+std::string first_line(const std::exception& e) {
+  std::string text = e.what();
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e)) {
+    text = c10_error->what_without_backtrace();
+  }
+  const auto end = text.find('\n');
+  return end == std::string::npos ? text : text.substr(0, end);
+}
+
+std::string choose_backend(const config::DistributedConfig& config, torch::Device device) {
+  using config::DistBackend;
+  switch (config.backend) {
+    case DistBackend::gloo:
+      return "gloo";
+    case DistBackend::nccl:
+      if (!nccl_compiled_in()) {
+        throw ConfigError(
+            "distributed.backend: nccl needs a LibTorch built with CUDA; this build has none "
+            "(use gloo, or auto)",
+            "distributed.backend");
+      }
+      if (!device.is_cuda()) {
+        throw ConfigError(
+            "distributed.backend: nccl reduces CUDA tensors but the training device is the CPU "
+            "(use gloo, or auto)",
+            "distributed.backend");
+      }
+      return "nccl";
+    case DistBackend::auto_detect:
+      return device.is_cuda() && nccl_compiled_in() ? "nccl" : "gloo";
+  }
+  return "gloo";
+}
+
+}  // namespace
+
+Communicator::Communicator(int rank, int world_size, torch::Device device,
+                           std::unique_ptr<Collectives> collectives, double timeout_s)
+    : rank_(rank),
+      world_size_(world_size),
+      device_(device),
+      collectives_(std::move(collectives)),
+      timeout_s_(timeout_s) {}
+
+Communicator::~Communicator() = default;
+
+std::shared_ptr<Communicator> Communicator::single_process(torch::Device device) {
+  return std::shared_ptr<Communicator>(new Communicator(0, 1, device, nullptr, 0));
+}
+
+std::shared_ptr<Communicator> Communicator::create(const DistEnv& env,
+                                                   const config::DistributedConfig& config,
+                                                   torch::Device device) {
+  if (!(config.timeout_s > 0)) {
+    throw ConfigError(fmt::format("distributed.timeout_s ({}) must be > 0 seconds",
+                                  config.timeout_s),
+                      "distributed.timeout_s");
+  }
+  if (device.is_cuda() && !device.has_index()) {
+    device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank));
+  }
+  const std::string backend = choose_backend(config, device);
+  if (env.world_size == 1) return single_process(device);
+
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(config.timeout_s * 1000));
+  // Gloo reduces the tensors where they are; its buffers for strings and barriers live on
+  // the CPU. NCCL needs everything on the rank's GPU.
+  const torch::Device comm_device = backend == "nccl" ? device : torch::Device(torch::kCPU);
+  std::unique_ptr<Collectives> collectives;
+  try {
+    collectives = connect_collectives(env, backend, comm_device, timeout);
+  } catch (const std::exception& e) {
+    throw DistributedError(fmt::format(
+        "[dist] {}: could not join the {} process group through the store at {}:{} within "
+        "distributed.timeout_s={} s: {}",
+        env.describe(), backend, env.master_addr, env.master_port, config.timeout_s,
+        first_line(e)));
+  }
+  log::info("dist", "joined {} process group: {}", backend, env.describe());
+  return std::shared_ptr<Communicator>(new Communicator(
+      env.rank, env.world_size, comm_device, std::move(collectives), config.timeout_s));
+}
+
+std::string Communicator::backend_name() const {
+  return collectives_ ? collectives_->name() : "none";
+}
+
+void Communicator::start_all_reduce_sum(torch::Tensor& flat) {
+  if (world_size_ == 1) return;
+  try {
+    collectives_->start_all_reduce_sum(flat);
+  } catch (const std::exception& e) {
+    throw DistributedError(
+        fmt::format("[dist] rank {}/{}: all_reduce failed: {}", rank_, world_size_, first_line(e)));
+  }
+}
+
+void Communicator::wait_all() {
+  if (world_size_ == 1) return;
+  try {
+    collectives_->wait_all();
+  } catch (const std::exception& e) {
+    throw DistributedError(fmt::format(
+        "[dist] rank {}/{}: a collective failed: {} (another rank died, stopped responding "
+        "for more than distributed.timeout_s={} s, or made a different call)",
+        rank_, world_size_, first_line(e), timeout_s_));
+  }
+}
+
+void Communicator::all_reduce_sum(torch::Tensor& tensor) {
+  std::vector<torch::Tensor> one{tensor};
+  all_reduce_sum(one);
+}
+
+void Communicator::all_reduce_sum(std::vector<torch::Tensor>& tensors) {
+  if (world_size_ == 1 || tensors.empty()) return;
+  torch::NoGradGuard no_grad;
+  auto groups = group_by_dtype_and_device(tensors);
+  std::vector<torch::Tensor> flats;
+  for (const auto& group : groups) {
+    flats.push_back(flatten(tensors, group));
+    start_all_reduce_sum(flats.back());
+  }
+  wait_all();
+  for (size_t g = 0; g < groups.size(); ++g) unflatten_into(flats[g], tensors, groups[g]);
+}
+
+void Communicator::broadcast(std::vector<torch::Tensor>& tensors, int root) {
+  TORCH_CHECK(root >= 0 && root < world_size_, "broadcast root ", root, " is not a rank of ",
+              world_size_);
+  if (world_size_ == 1 || tensors.empty()) return;
+  torch::NoGradGuard no_grad;
+  auto groups = group_by_dtype_and_device(tensors);
+  std::vector<torch::Tensor> flats;
+  try {
+    for (const auto& group : groups) {
+      flats.push_back(flatten(tensors, group));
+      collectives_->start_broadcast(flats.back(), root);
+    }
+  } catch (const std::exception& e) {
+    throw DistributedError(
+        fmt::format("[dist] rank {}/{}: broadcast failed: {}", rank_, world_size_, first_line(e)));
+  }
+  wait_all();
+  for (size_t g = 0; g < groups.size(); ++g) unflatten_into(flats[g], tensors, groups[g]);
+}
+
+std::vector<std::string> Communicator::all_gather_strings(const std::string& mine) {
+  if (world_size_ == 1) return {mine};
+  const auto on_device = torch::TensorOptions().device(device_);
+  // Round 1: every length, so round 2 can pad every string to the longest.
+  auto length = torch::tensor({static_cast<int64_t>(mine.size())}, on_device.dtype(torch::kInt64));
+  std::vector<torch::Tensor> lengths(world_size_);
+  for (auto& t : lengths) t = torch::empty_like(length);
+  try {
+    collectives_->start_all_gather(lengths, length);
+  } catch (const std::exception& e) {
+    throw DistributedError(fmt::format("[dist] rank {}/{}: all_gather failed: {}", rank_,
+                                       world_size_, first_line(e)));
+  }
+  wait_all();
+  int64_t longest = 1;  // never a zero-sized buffer
+  std::vector<int64_t> sizes;
+  for (auto& t : lengths) {
+    sizes.push_back(t.cpu().item<int64_t>());
+    longest = std::max(longest, sizes.back());
+  }
+  auto payload = torch::zeros({longest}, torch::kUInt8);
+  std::memcpy(payload.data_ptr<uint8_t>(), mine.data(), mine.size());
+  payload = payload.to(device_);
+  std::vector<torch::Tensor> payloads(world_size_);
+  for (auto& t : payloads) t = torch::empty_like(payload);
+  try {
+    collectives_->start_all_gather(payloads, payload);
+  } catch (const std::exception& e) {
+    throw DistributedError(fmt::format("[dist] rank {}/{}: all_gather failed: {}", rank_,
+                                       world_size_, first_line(e)));
+  }
+  wait_all();
+  std::vector<std::string> out;
+  for (int r = 0; r < world_size_; ++r) {
+    auto bytes = payloads[r].cpu();
+    out.emplace_back(reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>()), sizes[r]);
+  }
+  return out;
+}
+
+void Communicator::barrier() {
+  if (world_size_ == 1) return;
+  // A one-element sum is a barrier on every backend (NCCL's own barrier guesses the GPU).
+  auto token = torch::zeros({1}, torch::TensorOptions().device(device_));
+  start_all_reduce_sum(token);
+  wait_all();
+}
+
+}  // namespace mlm::dist

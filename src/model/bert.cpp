@@ -1,0 +1,116 @@
+#include "mlm/model/bert.h"
+
+#include <unordered_set>
+
+namespace mlm::model {
+namespace F = torch::nn::functional;
+
+BertModelImpl::BertModelImpl(const config::ModelConfig& c, int64_t padded_vocab, int64_t pad_id,
+                             bool with_pooler) {
+  embeddings = register_module("embeddings", BertEmbeddings(c, padded_vocab, pad_id));
+  auto encoder = add_container(*this, "encoder");
+  layers = encoder->register_module("layer", torch::nn::ModuleList());
+  for (int64_t i = 0; i < c.num_hidden_layers; ++i) layers->push_back(BertLayer(c));
+  if (c.norm == config::NormPosition::pre)
+    final_layer_norm = encoder->register_module("final_layer_norm", LayerNorm(c.hidden_size, c.layer_norm_eps));
+  if (with_pooler)
+    pooler_dense = add_container(*this, "pooler")
+                       ->register_module("dense", torch::nn::Linear(c.hidden_size, c.hidden_size));
+}
+
+torch::Tensor BertModelImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
+                                     const torch::Tensor& attention_bias) {
+  auto x = embeddings(input_ids, token_type_ids);
+  for (const auto& layer : *layers) x = layer->as<BertLayer>()->forward(x, attention_bias);
+  if (final_layer_norm) x = final_layer_norm(x);
+  return x;
+}
+
+torch::Tensor BertModelImpl::pool(const torch::Tensor& hidden) {
+  TORCH_CHECK(pooler_dense, "this model has no pooler (model.objective is mlm)");
+  return torch::tanh(pooler_dense(hidden.select(1, 0)));
+}
+
+BertForPreTrainingImpl::BertForPreTrainingImpl(const config::ModelConfig& c, int64_t vocab_size,
+                                               int64_t pad_id)
+    : config_(c), vocab_size_(vocab_size), pad_id_(pad_id) {
+  TORCH_CHECK(vocab_size > 0, "vocab_size must be positive, got ", vocab_size);
+  TORCH_CHECK(pad_id >= 0 && pad_id < vocab_size, "pad_id ", pad_id, " outside the vocabulary of ",
+              vocab_size);
+  const int64_t multiple = std::max<int64_t>(1, c.pad_vocab_multiple);
+  padded_vocab_ = (vocab_size + multiple - 1) / multiple * multiple;
+  const bool nsp = c.objective != config::Objective::mlm;
+  bert = register_module("bert", BertModel(c, padded_vocab_, pad_id, nsp));
+  auto cls = add_container(*this, "cls");
+  predictions = cls->register_module("predictions", MlmHead(c, padded_vocab_));
+  if (nsp) seq_relationship = cls->register_module("seq_relationship", torch::nn::Linear(c.hidden_size, 2));
+  init_weights();
+}
+
+void BertForPreTrainingImpl::init_weights() {
+  torch::NoGradGuard no_grad;
+  const double std = config_.initializer_range;
+  for (auto& module : modules(/*include_self=*/false)) {
+    if (auto* linear = module->as<torch::nn::Linear>()) {
+      linear->weight.normal_(0.0, std);
+      if (linear->bias.defined()) linear->bias.zero_();
+    } else if (auto* embedding = module->as<torch::nn::Embedding>()) {
+      embedding->weight.normal_(0.0, std);
+    } else if (auto* norm = module->as<LayerNorm>()) {
+      norm->weight.fill_(1.0);
+      norm->bias.zero_();
+    }
+  }
+  auto words = word_embeddings();
+  words[pad_id_].zero_();
+  words.narrow(0, vocab_size_, padded_vocab_ - vocab_size_).zero_();
+  predictions->bias.zero_();
+}
+
+BertOutput BertForPreTrainingImpl::forward(const BertInputs& in, bool return_logits) {
+  TORCH_CHECK(in.input_ids.defined() && in.input_ids.dim() == 2, "input_ids must be [B,S]");
+  TORCH_CHECK(in.masked_positions.defined() && in.masked_labels.defined(),
+              "masked_positions and masked_labels are required");
+  TORCH_CHECK(in.masked_positions.numel() == in.masked_labels.numel(), "masked_positions (",
+              in.masked_positions.numel(), ") and masked_labels (", in.masked_labels.numel(),
+              ") differ in length");
+  const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
+  torch::Tensor bias;
+  if (in.has_padding && in.attention_mask.defined()) bias = attention_bias_from_mask(in.attention_mask);
+  auto hidden = bert->forward(in.input_ids, in.token_type_ids, bias);  // [B,S,H]
+  auto flat = hidden.reshape({batch * seq, hidden.size(2)});
+
+  torch::Tensor logits;  // [M, padded_vocab]
+  if (config_.sparse_head) {
+    // Gather first: the head (H*V per position) runs on the selected positions only.
+    logits = predictions->forward(flat.index_select(0, in.masked_positions), word_embeddings());
+  } else {
+    logits = predictions->forward(flat, word_embeddings()).index_select(0, in.masked_positions);
+  }
+  // Padded rows are sliced off before the softmax: they can never be predicted or counted.
+  auto real = logits.narrow(1, 0, vocab_size_).to(torch::kFloat32);
+  BertOutput out;
+  out.mlm_loss_sum = F::cross_entropy(real, in.masked_labels,
+                                      F::CrossEntropyFuncOptions().reduction(torch::kSum));
+  out.mlm_correct = real.argmax(1).eq(in.masked_labels).sum();
+  if (return_logits) out.mlm_logits = real;
+
+  if (seq_relationship && in.nsp_labels.defined()) {
+    auto nsp_logits = seq_relationship(bert->pool(hidden)).to(torch::kFloat32);
+    out.nsp_loss_sum = F::cross_entropy(nsp_logits, in.nsp_labels,
+                                        F::CrossEntropyFuncOptions().reduction(torch::kSum));
+    out.nsp_correct = nsp_logits.argmax(1).eq(in.nsp_labels).sum();
+  }
+  return out;
+}
+
+int64_t count_parameters(torch::nn::Module& module) {
+  std::unordered_set<const void*> seen;
+  int64_t total = 0;
+  for (const auto& p : module.parameters()) {
+    if (seen.insert(p.unsafeGetTensorImpl()).second) total += p.numel();
+  }
+  return total;
+}
+
+}  // namespace mlm::model

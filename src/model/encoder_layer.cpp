@@ -1,0 +1,70 @@
+#include "mlm/model/encoder_layer.h"
+
+#include <torch/version.h>
+
+#include <cmath>
+
+namespace mlm::model {
+
+BertLayerImpl::BertLayerImpl(const config::ModelConfig& c)
+    : heads_(c.num_attention_heads),
+      act_(c.hidden_act),
+      norm_(c.norm),
+      hidden_dropout_(c.hidden_dropout_prob),
+      attention_dropout_(c.attention_probs_dropout_prob) {
+  namespace nn = torch::nn;
+  TORCH_CHECK(c.hidden_size % c.num_attention_heads == 0, "hidden_size ", c.hidden_size,
+              " is not divisible by num_attention_heads ", c.num_attention_heads);
+  const int64_t h = c.hidden_size;
+  auto attention = add_container(*this, "attention");
+  qkv = add_container(*attention, "self")->register_module("qkv", nn::Linear(h, 3 * h));
+  auto attention_output = add_container(*attention, "output");
+  attention_dense = attention_output->register_module("dense", nn::Linear(h, h));
+  attention_norm = attention_output->register_module("LayerNorm", LayerNorm(h, c.layer_norm_eps));
+  intermediate_dense = add_container(*this, "intermediate")
+                           ->register_module("dense", nn::Linear(h, c.intermediate_size));
+  auto output = add_container(*this, "output");
+  output_dense = output->register_module("dense", nn::Linear(c.intermediate_size, h));
+  output_norm = output->register_module("LayerNorm", LayerNorm(h, c.layer_norm_eps));
+}
+
+torch::Tensor BertLayerImpl::self_attention(const torch::Tensor& x,
+                                            const torch::Tensor& attention_bias) {
+  const int64_t batch = x.size(0), seq = x.size(1), hidden = x.size(2);
+  const int64_t head_dim = hidden / heads_;
+  // One product for query, key and value: [B,S,3H] -> [3,B,A,S,D].
+  auto parts = qkv(x).view({batch, seq, 3, heads_, head_dim}).permute({2, 0, 3, 1, 4});
+  auto q = parts[0], k = parts[1], v = parts[2];
+  const double p = is_training() ? attention_dropout_ : 0.0;
+  torch::Tensor context;
+#if TORCH_VERSION_MAJOR >= 2
+  c10::optional<torch::Tensor> mask;
+  if (attention_bias.defined()) mask = attention_bias.to(q.scalar_type());
+  context = at::scaled_dot_product_attention(q, k, v, mask, p, /*is_causal=*/false);
+#else
+  // Explicit path (LibTorch 1.x), the Hugging Face math: softmax(q k^T / sqrt(D) + bias) v,
+  // the softmax in fp32 so that bf16 autocast keeps its normalisation exact.
+  auto scores = torch::matmul(q, k.transpose(-2, -1)).div(std::sqrt(static_cast<double>(head_dim)));
+  if (attention_bias.defined()) scores = scores + attention_bias;
+  auto probs = torch::softmax(scores, -1, torch::kFloat32).to(v.scalar_type());
+  probs = torch::dropout(probs, p, is_training());
+  context = torch::matmul(probs, v);
+#endif
+  return context.permute({0, 2, 1, 3}).reshape({batch, seq, hidden});
+}
+
+torch::Tensor BertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& attention_bias) {
+  const bool train = is_training();
+  if (norm_ == config::NormPosition::post) {
+    auto a = torch::dropout(attention_dense(self_attention(x, attention_bias)), hidden_dropout_, train);
+    auto h = attention_norm(a + x);
+    auto f = output_dense(activation(intermediate_dense(h), act_));
+    return output_norm(torch::dropout(f, hidden_dropout_, train) + h);
+  }
+  auto a = attention_dense(self_attention(attention_norm(x), attention_bias));
+  auto h = x + torch::dropout(a, hidden_dropout_, train);
+  auto f = output_dense(activation(intermediate_dense(output_norm(h)), act_));
+  return h + torch::dropout(f, hidden_dropout_, train);
+}
+
+}  // namespace mlm::model

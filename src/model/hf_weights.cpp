@@ -1,0 +1,222 @@
+// The Hugging Face weight format: key names, q/k/v split, vocabulary unpadding, and the
+// strict-but-forgiving import (one error listing every problem).
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "mlm/model/bert.h"
+#include "mlm/util/errors.h"
+#include "mlm/util/logging.h"
+
+namespace mlm::model {
+namespace {
+
+std::string shape_str(const torch::Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Lists at most `limit` entries so that loading a model of another size stays one readable line.
+std::string join_limited(const std::vector<std::string>& items, size_t limit = 12) {
+  std::string out;
+  for (size_t i = 0; i < items.size() && i < limit; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > limit) out += fmt::format(", ... ({} more)", items.size() - limit);
+  return out;
+}
+
+// TF-era checkpoints name LayerNorm parameters gamma/beta; transformers renames them on load.
+std::string normalise_key(std::string key) {
+  auto replace_tail = [&](const std::string& from, const std::string& to) {
+    if (key.size() >= from.size() && key.compare(key.size() - from.size(), from.size(), from) == 0)
+      key = key.substr(0, key.size() - from.size()) + to;
+  };
+  replace_tail("LayerNorm.gamma", "LayerNorm.weight");
+  replace_tail("LayerNorm.beta", "LayerNorm.bias");
+  return key;
+}
+
+}  // namespace
+
+TensorDict to_hf_state_dict(BertForPreTraining& model) {
+  auto& m = *model;
+  const int64_t vocab = m.vocab_size();
+  TensorDict out;
+  auto add = [&](const std::string& name, const torch::Tensor& t) { out.emplace_back(name, t); };
+  auto add_linear = [&](const std::string& name, const torch::nn::Linear& l) {
+    add(name + ".weight", l->weight.detach());
+    add(name + ".bias", l->bias.detach());
+  };
+  auto add_norm = [&](const std::string& name, const LayerNorm& n) {
+    add(name + ".weight", n->weight.detach());
+    add(name + ".bias", n->bias.detach());
+  };
+
+  auto& emb = *m.bert->embeddings;
+  const auto words = m.word_embeddings().detach().narrow(0, 0, vocab);  // shared by the decoder
+  add("bert.embeddings.word_embeddings.weight", words);
+  add("bert.embeddings.position_embeddings.weight", emb.position_embeddings->weight.detach());
+  add("bert.embeddings.token_type_embeddings.weight", emb.token_type_embeddings->weight.detach());
+  add_norm("bert.embeddings.LayerNorm", emb.layer_norm);
+  for (size_t i = 0; i < m.bert->layers->size(); ++i) {
+    auto& layer = *m.bert->layers[i]->as<BertLayer>();
+    const std::string p = fmt::format("bert.encoder.layer.{}.", i);
+    const auto w = layer.qkv->weight.detach(), b = layer.qkv->bias.detach();
+    const int64_t h = w.size(1);
+    const char* names[] = {"query", "key", "value"};
+    for (int64_t j = 0; j < 3; ++j) {
+      add(p + "attention.self." + names[j] + ".weight", w.narrow(0, j * h, h));
+      add(p + "attention.self." + names[j] + ".bias", b.narrow(0, j * h, h));
+    }
+    add_linear(p + "attention.output.dense", layer.attention_dense);
+    add_norm(p + "attention.output.LayerNorm", layer.attention_norm);
+    add_linear(p + "intermediate.dense", layer.intermediate_dense);
+    add_linear(p + "output.dense", layer.output_dense);
+    add_norm(p + "output.LayerNorm", layer.output_norm);
+  }
+  if (m.bert->final_layer_norm) add_norm("bert.encoder.final_layer_norm", m.bert->final_layer_norm);
+  if (m.bert->pooler_dense) add_linear("bert.pooler.dense", m.bert->pooler_dense);
+  const auto bias = m.predictions->bias.detach().narrow(0, 0, vocab);  // shared by decoder.bias
+  add("cls.predictions.bias", bias);
+  add_linear("cls.predictions.transform.dense", m.predictions->transform_dense);
+  add_norm("cls.predictions.transform.LayerNorm", m.predictions->transform_norm);
+  add("cls.predictions.decoder.weight", words);
+  add("cls.predictions.decoder.bias", bias);
+  if (m.seq_relationship) add_linear("cls.seq_relationship", m.seq_relationship);
+  return out;
+}
+
+void load_hf_state_dict(BertForPreTraining& model, const TensorDict& state, const std::string& origin) {
+  // Normalise the file's names: gamma/beta, and the bare BertModel without "bert.".
+  bool bare = true;
+  for (const auto& [key, _] : state)
+    if (starts_with(key, "bert.") || starts_with(key, "cls.")) bare = false;
+  std::map<std::string, torch::Tensor> source;
+  for (const auto& [key, tensor] : state) {
+    std::string name = normalise_key(bare ? "bert." + key : key);
+    if (!source.emplace(name, tensor).second)
+      throw CheckpointError(origin + ": key " + name + " appears twice");
+  }
+  source.erase("bert.embeddings.position_ids");  // an HF buffer (arange), not a weight
+
+  // Keys the file may lack: the tied decoder copies; the whole MLM head of a bare encoder.
+  auto optional_key = [&](const std::string& key) {
+    if (key == "cls.predictions.decoder.weight" || key == "cls.predictions.decoder.bias") return true;
+    return bare && starts_with(key, "cls.predictions.");
+  };
+  // Keys the file may have that this model does not use: pooler and NSP head (objective mlm).
+  auto ignorable_key = [&](const std::string& key) {
+    return !model->has_nsp_head() && (starts_with(key, "bert.pooler.") || starts_with(key, "cls.seq_relationship."));
+  };
+
+  const auto expected = to_hf_state_dict(model);
+  std::vector<std::string> missing, mismatched, unexpected, ignored;
+  std::set<std::string> expected_names;
+  for (const auto& [key, target] : expected) {
+    expected_names.insert(key);
+    auto it = source.find(key);
+    if (it == source.end()) {
+      if (!optional_key(key) && !(key == "cls.predictions.bias" && source.count("cls.predictions.decoder.bias")))
+        missing.push_back(key + " " + shape_str(target));
+    } else if (it->second.sizes() != target.sizes()) {
+      mismatched.push_back(key + " file " + shape_str(it->second) + " vs model " + shape_str(target));
+    }
+  }
+  for (const auto& [key, tensor] : source) {
+    if (expected_names.count(key)) continue;
+    (ignorable_key(key) ? ignored : unexpected).push_back(key + " " + shape_str(tensor));
+  }
+  if (!missing.empty() || !mismatched.empty() || !unexpected.empty()) {
+    std::string msg = origin + ": weights do not match the model (vocab " +
+                      std::to_string(model->vocab_size()) + ", hidden " +
+                      std::to_string(model->config().hidden_size) + ", layers " +
+                      std::to_string(model->config().num_hidden_layers) + ")";
+    if (!mismatched.empty()) msg += "; shape mismatches: " + join_limited(mismatched);
+    if (!missing.empty()) msg += "; missing keys: " + join_limited(missing);
+    if (!unexpected.empty()) msg += "; unexpected keys: " + join_limited(unexpected);
+    throw CheckpointError(msg);
+  }
+  if (!ignored.empty())
+    log::info("model", "{}: ignoring {} pooler/NSP tensors (model.objective is mlm)", origin, ignored.size());
+  if (bare)
+    log::warn("model", "{}: a bare BertModel (no 'bert.' prefix): the MLM head keeps its initialisation", origin);
+
+  torch::NoGradGuard no_grad;
+  // Padded vocabulary rows are not in the file: reset them to their initial zero.
+  model->word_embeddings().zero_();
+  model->predictions->bias.zero_();
+  if (!source.count("cls.predictions.bias") && source.count("cls.predictions.decoder.bias"))
+    source["cls.predictions.bias"] = source["cls.predictions.decoder.bias"];
+  for (const auto& [key, target] : expected) {
+    if (key == "cls.predictions.decoder.weight" || key == "cls.predictions.decoder.bias") continue;
+    auto it = source.find(key);
+    if (it != source.end()) target.copy_(it->second);
+  }
+  auto decoder = source.find("cls.predictions.decoder.weight");
+  if (decoder != source.end() &&
+      !torch::equal(decoder->second.to(torch::kFloat32), expected.front().second.to(torch::kFloat32).cpu()))
+    log::warn("model", "{}: cls.predictions.decoder.weight differs from the word embeddings; "
+              "the decoder is tied here, so the word embeddings are used", origin);
+}
+
+void save_model_pt(BertForPreTraining& model, const std::string& path) {
+  write_tensor_file(path, to_hf_state_dict(model));
+}
+
+void load_model_pt(BertForPreTraining& model, const std::string& path) {
+  load_hf_state_dict(model, read_tensor_file(path), path);
+}
+
+namespace {
+
+// Shapes cannot tell 12 heads of 64 from 6 heads of 128: compare config.json when there is one.
+void check_hf_config(const BertForPreTraining& model, const std::string& path) {
+  nlohmann::json json;
+  try {
+    std::ifstream in(path);
+    json = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw CheckpointError(path + ": cannot parse JSON: " + e.what());
+  }
+  const auto& c = model->config();
+  if (json.contains("num_attention_heads") && json["num_attention_heads"].is_number_integer() &&
+      json["num_attention_heads"].get<int64_t>() != c.num_attention_heads)
+    throw CheckpointError(fmt::format("{}: num_attention_heads is {} but model.num_attention_heads is {}",
+                                      path, json["num_attention_heads"].get<int64_t>(), c.num_attention_heads));
+  if (json.contains("hidden_act") && json["hidden_act"].is_string()) {
+    const auto act = json["hidden_act"].get<std::string>();
+    const bool tanh = act == "gelu_new" || act == "gelu_pytorch_tanh" || act == "gelu_fast";
+    const bool ours_tanh = c.hidden_act == config::Activation::gelu_tanh;
+    if ((act == "gelu" && ours_tanh) || (tanh && !ours_tanh) || (act != "gelu" && !tanh))
+      log::warn("model", "{}: hidden_act is {} but model.hidden_act is {}", path, act,
+                config::to_string(c.hidden_act));
+  }
+  if (json.contains("layer_norm_eps") && json["layer_norm_eps"].is_number() &&
+      json["layer_norm_eps"].get<double>() != c.layer_norm_eps)
+    log::warn("model", "{}: layer_norm_eps is {} but model.layer_norm_eps is {}", path,
+              json["layer_norm_eps"].get<double>(), c.layer_norm_eps);
+}
+
+}  // namespace
+
+void init_from_pretrained(BertForPreTraining& model, const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dir)) throw CheckpointError(dir + ": model.init_from is not a directory");
+  if (fs::exists(fs::path(dir) / "config.json")) check_hf_config(model, (fs::path(dir) / "config.json").string());
+  for (const char* name : {"pytorch_model.bin", "model.pt"}) {
+    const auto path = (fs::path(dir) / name).string();
+    if (fs::exists(path)) {
+      load_model_pt(model, path);
+      log::info("model", "initialised from {}", path);
+      return;
+    }
+  }
+  std::string hint;
+  if (fs::exists(fs::path(dir) / "model.safetensors"))
+    hint = " (model.safetensors is not supported: save it with torch.save as pytorch_model.bin)";
+  throw CheckpointError(dir + ": neither pytorch_model.bin nor model.pt found" + hint);
+}
+
+}  // namespace mlm::model

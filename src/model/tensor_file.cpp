@@ -1,0 +1,354 @@
+#include "mlm/model/tensor_file.h"
+
+#include <caffe2/serialize/inline_container.h>
+#include <torch/serialize.h>
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+#include "mlm/util/errors.h"
+
+namespace mlm::model {
+namespace {
+
+// The Python objects a state-dict pickle builds, and nothing more.
+struct PyObj;
+using Obj = std::shared_ptr<PyObj>;
+struct PyObj {
+  enum class Kind { none, boolean, integer, real, string, tuple, list, dict, global, tensor };
+  Kind kind = Kind::none;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;                              // string, or "module.name" of a global
+  std::vector<Obj> items;                     // tuple, list
+  std::vector<std::pair<Obj, Obj>> entries;   // dict (insertion order)
+  torch::Tensor t;
+};
+
+Obj make(PyObj::Kind kind) {
+  auto o = std::make_shared<PyObj>();
+  o->kind = kind;
+  return o;
+}
+
+c10::ScalarType dtype_of_storage(const std::string& name) {
+  static const std::map<std::string, c10::ScalarType> table = {
+      {"torch.FloatStorage", torch::kFloat32},   {"torch.DoubleStorage", torch::kFloat64},
+      {"torch.HalfStorage", torch::kFloat16},    {"torch.BFloat16Storage", torch::kBFloat16},
+      {"torch.LongStorage", torch::kInt64},      {"torch.IntStorage", torch::kInt32},
+      {"torch.ShortStorage", torch::kInt16},     {"torch.CharStorage", torch::kInt8},
+      {"torch.ByteStorage", torch::kUInt8},      {"torch.BoolStorage", torch::kBool}};
+  auto it = table.find(name);
+  if (it == table.end()) throw std::runtime_error("unsupported storage type " + name);
+  return it->second;
+}
+
+class StateDictUnpickler {
+ public:
+  StateDictUnpickler(const std::vector<char>& bytes, caffe2::serialize::PyTorchStreamReader& zip)
+      : data_(bytes), zip_(zip) {}
+
+  Obj run() {
+    for (;;) {
+      const uint8_t op = u8();
+      switch (op) {
+        case 0x80: u8(); break;                               // PROTO
+        case '.': return pop();                               // STOP
+        case '(': marks_.push_back(stack_.size()); break;     // MARK
+        case 'N': stack_.push_back(make(PyObj::Kind::none)); break;
+        case 0x88: case 0x89: {                               // NEWTRUE / NEWFALSE
+          auto o = make(PyObj::Kind::boolean);
+          o->i = op == 0x88;
+          stack_.push_back(o);
+          break;
+        }
+        case 'K': push_int(u8()); break;                      // BININT1
+        case 'M': push_int(u16()); break;                     // BININT2
+        case 'J': push_int(static_cast<int32_t>(u32())); break;  // BININT
+        case 0x8a: {                                          // LONG1
+          const uint8_t n = u8();
+          if (n > 8) throw std::runtime_error("integer too large");
+          int64_t v = 0;
+          for (uint8_t k = 0; k < n; ++k) v |= static_cast<int64_t>(u8()) << (8 * k);
+          if (n > 0 && n < 8 && (v >> (8 * n - 1)) & 1) v -= int64_t{1} << (8 * n);  // sign
+          push_int(v);
+          break;
+        }
+        case 'G': {                                           // BINFLOAT (big endian)
+          uint64_t bits = 0;
+          for (int k = 0; k < 8; ++k) bits = (bits << 8) | u8();
+          auto o = make(PyObj::Kind::real);
+          std::memcpy(&o->f, &bits, 8);
+          stack_.push_back(o);
+          break;
+        }
+        case 'X': push_string(u32()); break;                  // BINUNICODE
+        case 0x8c: push_string(u8()); break;                  // SHORT_BINUNICODE
+        case 'c': {                                           // GLOBAL
+          auto o = make(PyObj::Kind::global);
+          o->s = line() + "." + line();
+          stack_.push_back(o);
+          break;
+        }
+        case 'q': memo_[u8()] = top(); break;                 // BINPUT
+        case 'r': memo_[u32()] = top(); break;                // LONG_BINPUT
+        case 'h': stack_.push_back(memo_get(u8())); break;    // BINGET
+        case 'j': stack_.push_back(memo_get(u32())); break;   // LONG_BINGET
+        case ')': stack_.push_back(make(PyObj::Kind::tuple)); break;
+        case ']': stack_.push_back(make(PyObj::Kind::list)); break;
+        case '}': stack_.push_back(make(PyObj::Kind::dict)); break;
+        case 't': {                                           // TUPLE
+          auto o = make(PyObj::Kind::tuple);
+          o->items = pop_to_mark();
+          stack_.push_back(o);
+          break;
+        }
+        case 0x85: case 0x86: case 0x87: {                    // TUPLE1..3
+          auto o = make(PyObj::Kind::tuple);
+          o->items.resize(op - 0x84);
+          for (auto k = o->items.size(); k-- > 0;) o->items[k] = pop();
+          stack_.push_back(o);
+          break;
+        }
+        case 'a': {                                           // APPEND
+          auto v = pop();
+          top()->items.push_back(v);
+          break;
+        }
+        case 'e': {                                           // APPENDS
+          auto vs = pop_to_mark();
+          auto& list = top()->items;
+          list.insert(list.end(), vs.begin(), vs.end());
+          break;
+        }
+        case 's': {                                           // SETITEM
+          auto v = pop();
+          auto k = pop();
+          expect_dict(top())->entries.emplace_back(k, v);
+          break;
+        }
+        case 'u': {                                           // SETITEMS
+          auto kv = pop_to_mark();
+          auto d = expect_dict(top());
+          for (size_t k = 0; k + 1 < kv.size(); k += 2) d->entries.emplace_back(kv[k], kv[k + 1]);
+          break;
+        }
+        case 'b': pop(); break;  // BUILD: OrderedDict._metadata (module versions) is not needed
+        case 'Q': {                                           // BINPERSID
+          auto pid = pop();
+          stack_.push_back(load_storage(*pid));
+          break;
+        }
+        case 'R': {                                           // REDUCE
+          auto args = pop();
+          auto fn = pop();
+          stack_.push_back(reduce(*fn, *args));
+          break;
+        }
+        default: {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "0x%02x", op);
+          throw std::runtime_error(std::string("unsupported pickle opcode ") + hex + " at byte " +
+                                   std::to_string(pos_ - 1) + " of data.pkl");
+        }
+      }
+    }
+  }
+
+ private:
+  uint8_t u8() {
+    if (pos_ >= data_.size()) throw std::runtime_error("data.pkl ends early");
+    return static_cast<uint8_t>(data_[pos_++]);
+  }
+  uint32_t u16() { uint32_t lo = u8(); return lo | (uint32_t{u8()} << 8); }
+  uint32_t u32() { uint32_t lo = u16(); return lo | (u16() << 16); }
+  std::string line() {
+    std::string out;
+    for (char c; (c = static_cast<char>(u8())) != '\n';) out += c;
+    return out;
+  }
+  void push_int(int64_t v) {
+    auto o = make(PyObj::Kind::integer);
+    o->i = v;
+    stack_.push_back(o);
+  }
+  void push_string(size_t n) {
+    if (n > data_.size() - pos_) throw std::runtime_error("data.pkl ends early");
+    auto o = make(PyObj::Kind::string);
+    o->s.assign(data_.data() + pos_, n);
+    pos_ += n;
+    stack_.push_back(o);
+  }
+  Obj top() {
+    if (stack_.empty()) throw std::runtime_error("malformed pickle (empty stack)");
+    return stack_.back();
+  }
+  Obj pop() {
+    auto o = top();
+    stack_.pop_back();
+    return o;
+  }
+  std::vector<Obj> pop_to_mark() {
+    if (marks_.empty()) throw std::runtime_error("malformed pickle (no mark)");
+    const size_t start = marks_.back();
+    marks_.pop_back();
+    if (start > stack_.size()) throw std::runtime_error("malformed pickle (mark)");
+    std::vector<Obj> out(stack_.begin() + static_cast<std::ptrdiff_t>(start), stack_.end());
+    stack_.resize(start);
+    return out;
+  }
+  Obj memo_get(uint32_t key) {
+    auto it = memo_.find(key);
+    if (it == memo_.end()) throw std::runtime_error("malformed pickle (memo " + std::to_string(key) + ")");
+    return it->second;
+  }
+  static Obj expect_dict(const Obj& o) {
+    if (o->kind != PyObj::Kind::dict) throw std::runtime_error("malformed pickle (items set on a non-dict)");
+    return o;
+  }
+  static std::vector<int64_t> ints(const PyObj& tuple) {
+    std::vector<int64_t> out;
+    for (const auto& o : tuple.items) {
+      if (o->kind != PyObj::Kind::integer) throw std::runtime_error("expected a tuple of integers");
+      out.push_back(o->i);
+    }
+    return out;
+  }
+
+  // ('storage', torch.FloatStorage, key, location, numel) -> a 1-d tensor over data/<key>.
+  Obj load_storage(const PyObj& pid) {
+    if (pid.kind != PyObj::Kind::tuple || pid.items.size() < 5 || pid.items[0]->s != "storage" ||
+        pid.items[1]->kind != PyObj::Kind::global || pid.items[4]->kind != PyObj::Kind::integer)
+      throw std::runtime_error("unsupported persistent id (not a tensor storage)");
+    const std::string& key = pid.items[2]->s;
+    auto cached = storages_.find(key);
+    if (cached != storages_.end()) return cached->second;
+    const auto dtype = dtype_of_storage(pid.items[1]->s);
+    const int64_t numel = pid.items[4]->i;
+    const std::string record = "data/" + key;
+    if (!zip_.hasRecord(record)) throw std::runtime_error("record " + record + " is missing");
+    auto [ptr, size] = zip_.getRecord(record);
+    const size_t want = static_cast<size_t>(numel) * c10::elementSize(dtype);
+    if (size != want)
+      throw std::runtime_error("record " + record + " has " + std::to_string(size) +
+                               " bytes, expected " + std::to_string(want));
+    auto storage = torch::empty({numel}, torch::TensorOptions().dtype(dtype));
+    if (want > 0) std::memcpy(storage.data_ptr(), ptr.get(), want);
+    auto o = make(PyObj::Kind::tensor);
+    o->t = storage;
+    storages_[key] = o;
+    return o;
+  }
+
+  Obj reduce(const PyObj& fn, const PyObj& args) {
+    if (fn.kind != PyObj::Kind::global || args.kind != PyObj::Kind::tuple)
+      throw std::runtime_error("malformed pickle (REDUCE)");
+    const auto& a = args.items;
+    if (fn.s == "collections.OrderedDict") return make(PyObj::Kind::dict);
+    if (fn.s == "torch._utils._rebuild_tensor_v2" || fn.s == "torch._utils._rebuild_tensor") {
+      if (a.size() < 4 || a[0]->kind != PyObj::Kind::tensor)
+        throw std::runtime_error("malformed tensor record");
+      const auto sizes = ints(*a[2]);
+      const auto strides = ints(*a[3]);
+      const int64_t offset = a[1]->i;
+      // Bounds check: as_strided would read past the storage of a corrupt file.
+      int64_t last = offset;
+      for (size_t d = 0; d < sizes.size() && d < strides.size(); ++d)
+        if (sizes[d] == 0) last = -1; else if (last >= 0) last += (sizes[d] - 1) * strides[d];
+      if (sizes.size() != strides.size() || offset < 0 || last >= a[0]->t.numel())
+        throw std::runtime_error("tensor record exceeds its storage");
+      auto o = make(PyObj::Kind::tensor);
+      o->t = a[0]->t.as_strided(sizes, strides, offset);
+      return o;
+    }
+    if (fn.s == "torch._utils._rebuild_parameter" ||
+        fn.s == "torch._utils._rebuild_parameter_with_state" ||
+        fn.s == "torch.jit._pickle.restore_type_tag") {
+      if (a.empty()) throw std::runtime_error("malformed pickle (" + fn.s + ")");
+      return a[0];
+    }
+    throw std::runtime_error("unsupported object " + fn.s + " (not a dict of tensors)");
+  }
+
+  const std::vector<char>& data_;
+  caffe2::serialize::PyTorchStreamReader& zip_;
+  size_t pos_ = 0;
+  std::vector<Obj> stack_;
+  std::vector<size_t> marks_;
+  std::unordered_map<uint32_t, Obj> memo_;
+  std::unordered_map<std::string, Obj> storages_;
+};
+
+std::string first_line(const std::string& what) {
+  return what.substr(0, what.find('\n'));
+}
+
+}  // namespace
+
+TensorDict read_tensor_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CheckpointError(path + ": cannot open weight file");
+  char magic[4] = {0, 0, 0, 0};
+  in.read(magic, 4);
+  if (in.gcount() < 4 || std::memcmp(magic, "PK\x03\x04", 4) != 0) {
+    if (in.gcount() >= 2 && static_cast<uint8_t>(magic[0]) == 0x80)
+      throw CheckpointError(path + ": legacy torch.save format (PyTorch < 1.6) is not supported; "
+                            "re-save it in Python with torch.save(torch.load(f), f)");
+    throw CheckpointError(path + ": not a PyTorch weight file (no zip header)");
+  }
+  in.close();
+  try {
+    caffe2::serialize::PyTorchStreamReader zip(path);
+    if (!zip.hasRecord("data.pkl")) throw std::runtime_error("no data.pkl record");
+    auto [pkl_ptr, pkl_size] = zip.getRecord("data.pkl");
+    const char* pkl = static_cast<const char*>(pkl_ptr.get());
+    std::vector<char> bytes(pkl, pkl + pkl_size);
+    auto root = StateDictUnpickler(bytes, zip).run();
+    if (root->kind != PyObj::Kind::dict) throw std::runtime_error("top-level object is not a dict");
+    TensorDict out;
+    for (const auto& [k, v] : root->entries) {
+      if (k->kind != PyObj::Kind::string) throw std::runtime_error("a key is not a string");
+      if (v->kind != PyObj::Kind::tensor)
+        throw std::runtime_error("value of '" + k->s + "' is not a tensor");
+      out.emplace_back(k->s, v->t);
+    }
+    return out;
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw CheckpointError(path + ": not a readable weight file: " + first_line(e.what()));
+  }
+}
+
+void write_tensor_file(const std::string& path, const TensorDict& tensors) {
+  c10::Dict<std::string, torch::Tensor> dict;
+  // The same tensor object twice (tied weights) is written once and shared, as torch.save does.
+  std::unordered_map<const void*, torch::Tensor> copies;
+  for (const auto& [name, tensor] : tensors) {
+    const void* id = tensor.unsafeGetTensorImpl();
+    auto it = copies.find(id);
+    if (it == copies.end())
+      it = copies.emplace(id, tensor.detach().to(torch::kCPU).clone(at::MemoryFormat::Contiguous)).first;
+    if (dict.contains(name)) throw CheckpointError(path + ": duplicate key " + name);
+    dict.insert(name, it->second);
+  }
+  const auto bytes = torch::pickle_save(c10::IValue(dict));
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) throw CheckpointError(tmp + ": cannot write weight file");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw CheckpointError(path + ": cannot rename " + tmp + ": " + ec.message());
+}
+
+}  // namespace mlm::model

@@ -1,0 +1,215 @@
+// Training a sentencepiece model from the corpus through the library API, fed by a sentence
+// iterator over our own document reader (so txt, jsonl and gzip all work, and the amount
+// read is bounded however large the corpus is).
+#include <sentencepiece_processor.h>
+#include <sentencepiece_trainer.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+#include <unordered_map>
+
+#include "mlm/text/document_reader.h"
+#include "mlm/text/tokenizer.h"
+#include "mlm/text/utf8.h"
+#include "mlm/util/errors.h"
+#include "mlm/util/logging.h"
+
+namespace sentencepiece::logging {
+void SetMinLogLevel(int level);  // exported by libsentencepiece, not declared in its headers
+}
+
+namespace mlm::text {
+namespace {
+
+// Fixed seed of the file order and of sentencepiece's sentence sampling: the same corpus
+// and settings give the same model.
+constexpr uint64_t kTrainingSeed = 20240611;
+
+// Sentences handed to sentencepiece, which then draws a uniform random sample of
+// input_sentence_size of them (reservoir sampling). Reading stops after
+// kReadFactor * input_sentence_size sentences, each file contributing at most an equal share
+// (files visited in a seeded random order), so a terabyte corpus costs a bounded read. The
+// price: a huge single file is sampled from its beginning.
+constexpr int64_t kReadFactor = 4;
+
+class CorpusSentenceIterator : public sentencepiece::SentenceIterator {
+ public:
+  CorpusSentenceIterator(std::vector<CorpusFile> files, const ReadOptions& options,
+                         int64_t max_sentences, size_t max_sentence_bytes)
+      : files_(std::move(files)), options_(options), max_sentences_(max_sentences),
+        max_sentence_bytes_(max_sentence_bytes) {
+    std::mt19937_64 rng(kTrainingSeed);
+    for (size_t i = files_.size(); i > 1; --i) std::swap(files_[i - 1], files_[rng() % i]);
+    per_file_ = std::max<int64_t>(1, max_sentences_ / static_cast<int64_t>(files_.size()));
+    Next();
+  }
+
+  bool done() const override { return done_; }
+  const std::string& value() const override { return sentence_; }
+  sentencepiece::util::Status status() const override { return {}; }
+  void Next() override {
+    try {
+      advance();
+    } catch (...) {
+      error_ = std::current_exception();
+      done_ = true;
+    }
+  }
+
+  std::exception_ptr error() const { return error_; }
+  int64_t sentences() const { return total_; }
+
+ private:
+  void advance() {
+    for (;;) {
+      if (total_ >= max_sentences_) {
+        done_ = true;
+        return;
+      }
+      if (next_line()) {
+        ++total_;
+        ++from_file_;
+        return;
+      }
+      if (!reader_ || from_file_ >= per_file_) {
+        if (file_index_ >= files_.size()) {
+          done_ = true;
+          return;
+        }
+        reader_ = std::make_unique<DocumentReader>(files_[file_index_++], options_);
+        from_file_ = 0;
+        doc_.text.clear();
+        doc_pos_ = 0;
+      }
+      if (!reader_->next(doc_)) {
+        reader_.reset();
+        from_file_ = per_file_;
+      } else {
+        doc_pos_ = 0;
+      }
+    }
+  }
+
+  // The next non-empty line of the current document, cut to max_sentence_bytes.
+  bool next_line() {
+    if (from_file_ >= per_file_) return false;
+    while (doc_pos_ < doc_.text.size()) {
+      size_t end = doc_.text.find('\n', doc_pos_);
+      if (end == std::string::npos) end = doc_.text.size();
+      std::string_view line(doc_.text.data() + doc_pos_, end - doc_pos_);
+      if (line.size() > max_sentence_bytes_) {
+        const size_t cut = cut_point(line, max_sentence_bytes_);
+        line = line.substr(0, cut);
+        doc_pos_ += cut;
+      } else {
+        doc_pos_ = end + 1;
+      }
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      sentence_.assign(line);
+      return true;
+    }
+    return false;
+  }
+
+  std::vector<CorpusFile> files_;
+  ReadOptions options_;
+  int64_t max_sentences_;
+  size_t max_sentence_bytes_;
+  int64_t per_file_ = 0;
+  size_t file_index_ = 0;
+  std::unique_ptr<DocumentReader> reader_;
+  Document doc_;
+  size_t doc_pos_ = 0;
+  int64_t from_file_ = 0;
+  int64_t total_ = 0;
+  std::string sentence_;
+  bool done_ = false;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<std::string>& files,
+                      const ReadOptions& read) {
+  auto corpus = resolve_corpus(files, read, config.training_files.empty() ? "data.train_files"
+                                                                          : "tokenizer.training_files");
+  const int64_t specials = 5;
+  if (config.vocab_size <= specials + 1) {
+    throw ConfigError("tokenizer.vocab_size (" + std::to_string(config.vocab_size) +
+                          ") must exceed the 5 special pieces",
+                      "tokenizer.vocab_size");
+  }
+  std::unordered_map<std::string, std::string> args = {
+      {"model_type", config.type == config::TokenizerType::bpe ? "bpe" : "unigram"},
+      {"vocab_size", std::to_string(config.vocab_size)},
+      {"character_coverage", std::to_string(config.character_coverage)},
+      {"input_sentence_size", std::to_string(config.input_sentence_size)},
+      {"shuffle_input_sentence", "true"},
+      {"max_sentence_length", std::to_string(config.max_sentence_length)},
+      {"byte_fallback", config.byte_fallback ? "true" : "false"},
+      {"normalization_rule_name", config.lowercase ? "nmt_nfkc_cf" : "nmt_nfkc"},
+      {"pad_id", "0"},
+      {"unk_id", "1"},
+      {"bos_id", "2"},
+      {"eos_id", "3"},
+      {"pad_piece", "[PAD]"},
+      {"unk_piece", "[UNK]"},
+      {"bos_piece", "[CLS]"},
+      {"eos_piece", "[SEP]"},
+      {"user_defined_symbols", "[MASK]"},  // id 4: the first id after the four above
+      {"num_threads", std::to_string(std::max(1u, std::thread::hardware_concurrency()))},
+  };
+
+  CorpusSentenceIterator sentences(std::move(corpus), read,
+                                   kReadFactor * std::max<int64_t>(1, config.input_sentence_size),
+                                   static_cast<size_t>(config.max_sentence_length));
+  log::info("text", "training a {} tokenizer of {} pieces from {}",
+            args["model_type"], config.vocab_size, files.front() + (files.size() > 1 ? ", ..." : ""));
+  sentencepiece::SetRandomGeneratorSeed(static_cast<unsigned>(kTrainingSeed));
+  sentencepiece::logging::SetMinLogLevel(spdlog::get_level() <= spdlog::level::debug ? 0 : 1);
+  std::string model_proto;
+  const auto status = sentencepiece::SentencePieceTrainer::Train(args, &sentences, &model_proto);
+  if (sentences.error()) std::rethrow_exception(sentences.error());
+  if (!status.ok()) {
+    throw ConfigError("tokenizer training failed: " + status.ToString() +
+                          " (check tokenizer.vocab_size against the corpus size)",
+                      "tokenizer.vocab_size");
+  }
+  if (sentences.sentences() == 0) throw DataError("tokenizer training: the corpus has no text");
+
+  // Written to a temporary name and renamed, so a crash never leaves half a model.
+  const std::filesystem::path path(config.model);
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  const std::string tmp = config.model + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(model_proto.data(), static_cast<std::streamsize>(model_proto.size()));
+    if (!out) throw DataError("cannot write tokenizer model '" + tmp + "'");
+  }
+  std::filesystem::rename(tmp, path);
+  log::info("text", "tokenizer trained on {} sentences: {}", sentences.sentences(), config.model);
+}
+
+Tokenizer ensure_tokenizer(const config::RunConfig& config) {
+  const auto& path = config.tokenizer.model;
+  if (std::filesystem::exists(path)) return Tokenizer::load(path);
+  if (!config.tokenizer.train_if_missing) {
+    throw ConfigError("tokenizer.model: '" + path +
+                          "' does not exist (train one with mlm-tokenizer, or set "
+                          "tokenizer.train_if_missing: true)",
+                      "tokenizer.model");
+  }
+  log::info("text", "tokenizer model '{}' is missing: training it first", path);
+  const auto& files = config.tokenizer.training_files.empty() ? config.data.train_files
+                                                              : config.tokenizer.training_files;
+  Tokenizer::train(config.tokenizer, files, ReadOptions::from(config.data));
+  return Tokenizer::load(path);
+}
+
+}  // namespace mlm::text
