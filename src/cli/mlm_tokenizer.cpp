@@ -1,6 +1,24 @@
-// mlm-tokenizer: not implemented yet (its issue fills it in).
+// mlm-tokenizer: trains the run's sentencepiece tokenizer (tokenizer.*) from its corpus
+// (tokenizer.training_files, default data.train_files) and writes tokenizer.model.
+#include <iostream>
+
 #include "cli/common/cli_app.h"
+#include "mlm/text/tokenizer.h"
 
 int main(int argc, char** argv) {
-  return mlm::cli::run_main("mlm-tokenizer", "mlm-tokenizer (not implemented yet)", argc, argv, nullptr, nullptr);
+  mlm::cli::ConfigOptions options;
+  return mlm::cli::run_main(
+      "mlm-tokenizer", "Train the sentencepiece tokenizer of a run (writes tokenizer.model)", argc,
+      argv, [&](CLI::App& app) { options.add_to(app); },
+      [&] {
+        mlm::config::RunConfig config;
+        if (!options.load(config)) return 0;
+        const auto& files = config.tokenizer.training_files.empty() ? config.data.train_files
+                                                                    : config.tokenizer.training_files;
+        mlm::text::Tokenizer::train(config.tokenizer, files, mlm::text::ReadOptions::from(config.data));
+        const auto tokenizer = mlm::text::Tokenizer::load(config.tokenizer.model);
+        std::cout << "vocab_size " << tokenizer.size() << "\n"
+                  << "model " << tokenizer.model_path() << "\n";
+        return 0;
+      });
 }

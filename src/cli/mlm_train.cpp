@@ -1,6 +1,29 @@
-// mlm-train: not implemented yet (its issue fills it in).
+// mlm-train: pretrain a BERT masked language model from one YAML run config.
+//   mlm-train --config F [--set k=v]... [--resume latest|DIR]
+// Exit codes: 0 done, 1 runtime failure, 2 bad usage/config, 130/143 stopped by
+// SIGINT/SIGTERM after writing a checkpoint.
 #include "cli/common/cli_app.h"
+#include "mlm/config/validate.h"
+#include "mlm/train/trainer.h"
+#include "mlm/util/errors.h"
 
 int main(int argc, char** argv) {
-  return mlm::cli::run_main("mlm-train", "mlm-train (not implemented yet)", argc, argv, nullptr, nullptr);
+  mlm::cli::ConfigOptions config_options;
+  std::string resume;
+  return mlm::cli::run_main(
+      "mlm-train", "Pretrain a BERT masked language model from a YAML run config.", argc, argv,
+      [&](CLI::App& app) {
+        config_options.add_to(app);
+        app.add_option("--resume", resume,
+                       "Continue a run: 'latest' (the newest complete checkpoint under "
+                       "train.output_dir; a new run when there is none) or a checkpoint "
+                       "directory");
+      },
+      [&]() -> int {
+        mlm::config::RunConfig config;
+        if (!config_options.load(config)) return mlm::kExitOk;  // --print-config
+        mlm::config::require_training_data(config);
+        mlm::train::Trainer trainer(config, {resume, nullptr});
+        return trainer.run();
+      });
 }

@@ -215,12 +215,24 @@ std::string encode(bool value) { return value ? "true" : "false"; }
 
 std::string encode(int64_t value) { return std::to_string(value); }
 
-std::string encode(double value) {
-  if (std::isnan(value)) return ".nan";
-  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
+std::string format_number(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   char buffer[64];
   auto [end, error] = std::to_chars(buffer, buffer + sizeof(buffer), value);  // shortest
   std::string text(buffer, end);
+  // "1e-04" -> "1e-4": to_chars pads the exponent to two digits.
+  if (const auto exponent = text.find('e'); exponent != std::string::npos) {
+    const size_t digits = exponent + 2;  // after 'e' and its sign
+    if (text.size() > digits + 1 && text[digits] == '0') text.erase(digits, 1);
+  }
+  return text;
+}
+
+std::string encode(double value) {
+  if (std::isnan(value)) return ".nan";
+  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
+  std::string text = format_number(value);
   // A dot keeps the text a float for every YAML reader ("300.0", "1.0e-12").
   if (text.find('.') == std::string::npos) {
     const auto exponent = text.find('e');

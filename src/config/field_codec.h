@@ -51,6 +51,9 @@ void decode(const YAML::Node& node, E& out) {
   throw FieldTypeError(message);
 }
 
+/// Shortest text that parses back bit-equal ("0.1", "1e-4", "768", "nan"): values in messages.
+std::string format_number(double value);
+
 /// YAML text of one value, as written by dump_config.
 std::string encode(bool value);
 std::string encode(int64_t value);
@@ -62,9 +65,10 @@ std::string encode(const std::string& value);
 std::string encode(const std::vector<std::string>& value);
 std::string encode(const std::array<double, 2>& value);
 
+/// Quoted when the name is also a YAML 1.1 boolean ("on", "off"), so Python reads a string.
 template <class E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
 std::string encode(E value) {
-  return std::string(to_string(value));
+  return encode(std::string(to_string(value)));
 }
 
 }  // namespace mlm::config::detail

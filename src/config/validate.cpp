@@ -3,11 +3,11 @@
 // file and line. Keep the rules in docs/CONFIG.md in step with this file.
 #include "mlm/config/validate.h"
 
-#include <charconv>
 #include <cmath>
 #include <string>
 #include <type_traits>
 
+#include "field_codec.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::config {
@@ -22,11 +22,7 @@ constexpr int64_t kMinSeqLen = 8;
 // Rounding slack for mask_replace_prob + random_replace_prob (0.7 + 0.3 > 1 in binary).
 constexpr double kProbabilitySumSlack = 1e-12;
 
-std::string number(double value) {
-  char buffer[64];
-  auto [end, error] = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, end);
-}
+std::string number(double value) { return detail::format_number(value); }
 std::string number(int64_t value) { return std::to_string(value); }
 
 [[noreturn]] void fail(const std::string& key, const std::string& value, const std::string& rule) {

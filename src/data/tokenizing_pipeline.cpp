@@ -7,8 +7,10 @@ namespace {
 // hand-offs, small enough to keep every worker busy.
 constexpr size_t kBatchBytes = 128 * 1024;
 constexpr size_t kBatchDocuments = 1024;
-// Read-ahead bound over all batches not yet handed to the consumer (text, then ids).
+// Read-ahead bounds over the batches not yet handed to the consumer: bytes (text, then ids)
+// for memory, and a count so that a small corpus is not read and tokenized many epochs ahead.
 constexpr size_t kMaxBytesInFlight = 32u << 20;
+size_t max_batches_in_flight(int workers) { return 2 * static_cast<size_t>(workers) + 2; }
 
 }  // namespace
 
@@ -75,7 +77,10 @@ void TokenizingPipeline::reader_loop() {
     Batch batch = read_batch();
     std::unique_lock<std::mutex> lock(mutex_);
     counters_ = stream_.counters();
-    changed_.wait(lock, [&] { return stop_ || bytes_in_flight_ < kMaxBytesInFlight; });
+    changed_.wait(lock, [&] {
+      return stop_ || (bytes_in_flight_ < kMaxBytesInFlight &&
+                       next_number_ - wanted_ < max_batches_in_flight(num_workers_));
+    });
     if (stop_) return;
     batch.number = next_number_++;
     bytes_in_flight_ += batch.bytes;

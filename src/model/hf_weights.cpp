@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <set>
@@ -40,35 +41,39 @@ std::string normalise_key(std::string key) {
 
 }  // namespace
 
-TensorDict to_hf_state_dict(BertForPreTraining& model) {
+// The HF layout of `pick(parameter)` for every parameter: the weights (detach) or their gradients.
+static TensorDict hf_views(BertForPreTraining& model, const std::function<torch::Tensor(const torch::Tensor&)>& pick) {
   auto& m = *model;
+  auto narrow = [](const torch::Tensor& t, int64_t start, int64_t length) {
+    return t.defined() ? t.narrow(0, start, length) : t;
+  };
   const int64_t vocab = m.vocab_size();
   TensorDict out;
   auto add = [&](const std::string& name, const torch::Tensor& t) { out.emplace_back(name, t); };
   auto add_linear = [&](const std::string& name, const torch::nn::Linear& l) {
-    add(name + ".weight", l->weight.detach());
-    add(name + ".bias", l->bias.detach());
+    add(name + ".weight", pick(l->weight));
+    add(name + ".bias", pick(l->bias));
   };
   auto add_norm = [&](const std::string& name, const LayerNorm& n) {
-    add(name + ".weight", n->weight.detach());
-    add(name + ".bias", n->bias.detach());
+    add(name + ".weight", pick(n->weight));
+    add(name + ".bias", pick(n->bias));
   };
 
   auto& emb = *m.bert->embeddings;
-  const auto words = m.word_embeddings().detach().narrow(0, 0, vocab);  // shared by the decoder
+  const auto words = narrow(pick(m.word_embeddings()), 0, vocab);  // shared by the decoder
   add("bert.embeddings.word_embeddings.weight", words);
-  add("bert.embeddings.position_embeddings.weight", emb.position_embeddings->weight.detach());
-  add("bert.embeddings.token_type_embeddings.weight", emb.token_type_embeddings->weight.detach());
+  add("bert.embeddings.position_embeddings.weight", pick(emb.position_embeddings->weight));
+  add("bert.embeddings.token_type_embeddings.weight", pick(emb.token_type_embeddings->weight));
   add_norm("bert.embeddings.LayerNorm", emb.layer_norm);
   for (size_t i = 0; i < m.bert->layers->size(); ++i) {
     auto& layer = *m.bert->layers[i]->as<BertLayer>();
     const std::string p = fmt::format("bert.encoder.layer.{}.", i);
-    const auto w = layer.qkv->weight.detach(), b = layer.qkv->bias.detach();
-    const int64_t h = w.size(1);
+    const auto w = pick(layer.qkv->weight), b = pick(layer.qkv->bias);
+    const int64_t h = layer.qkv->weight.size(1);
     const char* names[] = {"query", "key", "value"};
     for (int64_t j = 0; j < 3; ++j) {
-      add(p + "attention.self." + names[j] + ".weight", w.narrow(0, j * h, h));
-      add(p + "attention.self." + names[j] + ".bias", b.narrow(0, j * h, h));
+      add(p + "attention.self." + names[j] + ".weight", narrow(w, j * h, h));
+      add(p + "attention.self." + names[j] + ".bias", narrow(b, j * h, h));
     }
     add_linear(p + "attention.output.dense", layer.attention_dense);
     add_norm(p + "attention.output.LayerNorm", layer.attention_norm);
@@ -78,7 +83,7 @@ TensorDict to_hf_state_dict(BertForPreTraining& model) {
   }
   if (m.bert->final_layer_norm) add_norm("bert.encoder.final_layer_norm", m.bert->final_layer_norm);
   if (m.bert->pooler_dense) add_linear("bert.pooler.dense", m.bert->pooler_dense);
-  const auto bias = m.predictions->bias.detach().narrow(0, 0, vocab);  // shared by decoder.bias
+  const auto bias = narrow(pick(m.predictions->bias), 0, vocab);  // shared by decoder.bias
   add("cls.predictions.bias", bias);
   add_linear("cls.predictions.transform.dense", m.predictions->transform_dense);
   add_norm("cls.predictions.transform.LayerNorm", m.predictions->transform_norm);
@@ -86,6 +91,14 @@ TensorDict to_hf_state_dict(BertForPreTraining& model) {
   add("cls.predictions.decoder.bias", bias);
   if (m.seq_relationship) add_linear("cls.seq_relationship", m.seq_relationship);
   return out;
+}
+
+TensorDict to_hf_state_dict(BertForPreTraining& model) {
+  return hf_views(model, [](const torch::Tensor& p) { return p.detach(); });
+}
+
+TensorDict to_hf_gradients(BertForPreTraining& model) {
+  return hf_views(model, [](const torch::Tensor& p) { return p.grad(); });
 }
 
 void load_hf_state_dict(BertForPreTraining& model, const TensorDict& state, const std::string& origin) {

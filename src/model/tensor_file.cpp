@@ -92,7 +92,8 @@ class StateDictUnpickler {
         case 0x8c: push_string(u8()); break;                  // SHORT_BINUNICODE
         case 'c': {                                           // GLOBAL
           auto o = make(PyObj::Kind::global);
-          o->s = line() + "." + line();
+          const std::string module = line();  // two statements: operand order is unspecified
+          o->s = module + "." + line();
           stack_.push_back(o);
           break;
         }

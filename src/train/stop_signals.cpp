@@ -22,6 +22,8 @@ extern "C" void on_stop_signal(int sig) {
 }  // namespace
 
 StopSignals::StopSignals() {
+  // Before the handlers exist a signal kills the process, so nothing pending can be lost.
+  g_pending = 0;
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
@@ -36,7 +38,5 @@ StopSignals::~StopSignals() {
 }
 
 int StopSignals::pending() { return g_pending; }
-
-void StopSignals::reset() { g_pending = 0; }
 
 }  // namespace mlm::train

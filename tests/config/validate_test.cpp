@@ -143,7 +143,7 @@ std::vector<Rule> rules() {
       {"learning_rate_zero", [](RunConfig& c) { c.optim.learning_rate = 0; },
        "optim.learning_rate", {"optim.learning_rate (0) must be > 0"}},
       {"learning_rate_negative", [](RunConfig& c) { c.optim.learning_rate = -1e-4; },
-       "optim.learning_rate", {"(-1e-04) must be > 0"}},
+       "optim.learning_rate", {"(-1e-4) must be > 0"}},
       {"beta2_one", [](RunConfig& c) { c.optim.betas[1] = 1.0; },
        "optim.betas", {"optim.betas ([0.9, 1]) must both be in [0, 1)"}},
       {"beta1_negative", [](RunConfig& c) { c.optim.betas[0] = -0.1; },

@@ -77,7 +77,7 @@ class BertForPreTrainingImpl : public torch::nn::Module {
   int64_t vocab_size() const { return vocab_size_; }          // unpadded
   int64_t padded_vocab_size() const { return padded_vocab_; }
   int64_t pad_id() const { return pad_id_; }
-  bool has_nsp_head() const { return seq_relationship.get() != nullptr; }
+  bool has_nsp_head() const { return !seq_relationship.is_empty(); }
   const config::ModelConfig& config() const { return config_; }
 
   /// Re-draws every weight as at construction (BERT initialisation).
@@ -108,6 +108,10 @@ int64_t count_parameters(torch::nn::Module& module);
 /// cls.predictions.bias. Pre-LN adds bert.encoder.final_layer_norm.{weight,bias}, which HF
 /// BERT does not know.
 TensorDict to_hf_state_dict(BertForPreTraining& model);
+
+/// The gradients in the same layout (undefined where a parameter has none): for tests and
+/// debugging against a Python reference.
+TensorDict to_hf_gradients(BertForPreTraining& model);
 
 /// Copies an HF-format state dict into the model. Accepts a bare BertModel (no "bert." prefix;
 /// the MLM head then keeps its initialisation, with a warning), TF-era LayerNorm.gamma/beta

@@ -6,7 +6,8 @@ namespace mlm::train {
 
 class StopSignals {
  public:
-  /// Installs the handlers; the destructor restores the previous ones.
+  /// Forgets any earlier signal and installs the handlers; the destructor restores the
+  /// previous ones.
   StopSignals();
   ~StopSignals();
   StopSignals(const StopSignals&) = delete;
@@ -14,8 +15,6 @@ class StopSignals {
 
   /// The first signal received (SIGINT or SIGTERM), or 0.
   static int pending();
-  /// Forgets a received signal (tests running several trainers in one process).
-  static void reset();
 };
 
 }  // namespace mlm::train

@@ -1,0 +1,107 @@
+#pragma once
+// The packed sequences of one split for one data-parallel rank, streamed from the corpus
+// files: tokenized ahead of the trainer on background threads, shuffled in seeded chunks,
+// resumable from a DataPosition. See DESIGN.md ("TextSource / StreamingDataset").
+//
+// Order: per epoch the files come in a seeded random order (data.shuffle_files), documents
+// in file order; document i of the split belongs to rank i % world_size. The packed
+// sequences are shuffled in chunks of data.shuffle_buffer: a chunk is filled, permuted with
+// a seed of (train.seed, epoch, chunk, rank) and returned. A position names the chunk's
+// start and how much of it was returned, so resuming re-reads only that chunk.
+// The valid split is one pass in a fixed order, no shuffling, the same every time.
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "mlm/config/run_config.h"
+#include "mlm/data/data_position.h"
+#include "mlm/data/packed_sequence.h"
+#include "mlm/data/packer.h"
+#include "mlm/data/tokenizing_pipeline.h"
+#include "mlm/text/tokenizer.h"
+
+namespace mlm::data {
+
+enum class Split { train, valid };
+
+struct DataCounters {
+  int64_t sequences = 0;           // returned by next()
+  int64_t tokens = 0;              // ids in the returned sequences (specials included)
+  int64_t documents = 0;           // this rank's documents tokenized (read-ahead included)
+  int64_t bad_records = 0;         // skipped (data.on_bad_record: skip)
+  int64_t invalid_utf8_fixes = 0;  // invalid UTF-8 sequences replaced
+};
+
+class StreamingDataset {
+ public:
+  /// Checks the corpus first (DataError naming a missing, unreadable or binary file, a glob
+  /// matching nothing, an empty list). `resume` must come from position() of a dataset of the
+  /// same split, rank and world size over the same files.
+  StreamingDataset(const config::RunConfig& config, const text::Tokenizer& tokenizer, Split split,
+                   int rank = 0, int world_size = 1,
+                   std::optional<DataPosition> resume = std::nullopt);
+  ~StreamingDataset();
+  StreamingDataset(const StreamingDataset&) = delete;
+  StreamingDataset& operator=(const StreamingDataset&) = delete;
+
+  /// The next sequence. Train: never ends (epoch after epoch). Valid: false after one pass.
+  /// DataError when an epoch packs into no sequence at all (empty corpus for this rank).
+  bool next(PackedSequence& out);
+
+  /// Rebuilding from this yields exactly the sequences that would come next.
+  DataPosition position() const { return position_; }
+  int64_t epoch() const { return position_.epoch; }
+  DataCounters counters() const;
+
+ private:
+  struct Output {
+    PackedSequence sequence;
+    DataPosition after;
+    bool end = false;
+    std::exception_ptr error;
+  };
+
+  bool produce(Output& out);
+  void fill_chunk();
+  DataPosition make_position(const PackPosition& start, int64_t chunk_index, int64_t emitted) const;
+  void producer_loop();
+
+  Split split_;
+  int rank_, world_size_;
+  uint64_t seed_;
+  uint64_t corpus_;
+  int64_t shuffle_chunk_;
+  size_t prefetch_;
+  DataPosition position_;
+  int64_t tokens_ = 0;
+
+  std::unique_ptr<TokenizingPipeline> pipeline_;
+  std::unique_ptr<Packer> packer_;
+
+  // Chunked shuffle (producer side).
+  std::vector<PackedSequence> chunk_;
+  std::vector<int64_t> order_;
+  size_t chunk_pos_ = 0;
+  int64_t skip_ = 0;               // resume: sequences of the first chunk already returned
+  int64_t chunk_index_ = 0, next_chunk_index_ = 0;
+  PackPosition chunk_start_, next_start_;
+  int64_t samples_ = 0;
+  bool stream_ended_ = false;
+  bool epoch_from_start_ = false;  // zero-sequence check: only for whole epochs
+  int64_t epoch_sequences_ = 0;
+
+  // Prefetch queue between the producer thread and next() (num_workers > 0).
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Output> queue_;
+  bool stop_ = false;
+  bool done_ = false;
+  std::thread producer_;
+};
+
+}  // namespace mlm::data

@@ -1,0 +1,16 @@
+#pragma once
+// Where and on how many threads a process computes: train.device and train.threads.
+#include <torch/torch.h>
+
+#include "mlm/config/enums.h"
+
+namespace mlm::train {
+
+/// auto = CUDA when LibTorch has it (the GPU local_rank % count), else CPU; cuda without
+/// CUDA is a ConfigError naming train.device.
+torch::Device resolve_device(config::DeviceKind kind, int local_rank = 0);
+
+/// torch::set_num_threads(threads), 0 = every core of the machine.
+void configure_threads(int64_t threads);
+
+}  // namespace mlm::train

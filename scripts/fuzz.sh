@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/) with clang, AddressSanitizer and UBSan in build-fuzz and
+# runs each one for SECONDS (default 60):
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      TARGET: config_fuzzer, document_reader_fuzzer
+# Seeds come from configs/ and tests/fixtures/corpus; the corpus grown by a run is kept in
+# build-fuzz/corpus/<target>/ for the next one. A crash leaves its input in
+# build-fuzz/artifacts/<target>/ and makes the script exit 1; replay it with
+#   build-fuzz/fuzz/<target> <artifact>
+# and turn it into a regression test (tests/fault/fuzz_regression_test.cpp).
+# Environment: BUILD_DIR (default build-fuzz), JOBS (ninja -j, default 2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-60}
+[ $# -gt 0 ] && shift
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(config_fuzzer document_reader_fuzzer)
+BUILD_DIR=${BUILD_DIR:-build-fuzz}
+JOBS=${JOBS:-2}
+
+# clang with the libFuzzer runtime (Debian: clang-14 + libclang-rt-14-dev).
+find_clang() {
+  for cxx in clang++ clang++-14; do
+    if command -v "$cxx" >/dev/null 2>&1; then
+      local rt
+      rt=$("$cxx" -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null || true)
+      if [ -f "$rt" ] || ls "$("$cxx" -print-resource-dir)"/lib/linux/libclang_rt.fuzzer-x86_64.a \
+          >/dev/null 2>&1; then
+        echo "$cxx"
+        return 0
+      fi
+    fi
+  done
+  return 1
+}
+if ! CXX_BIN=$(find_clang); then
+  echo "[fuzz] installing clang-14 and libclang-rt-14-dev (libFuzzer)"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends clang-14 libclang-rt-14-dev
+  CXX_BIN=$(find_clang)
+fi
+
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_COMPILER="$CXX_BIN" -DMLM_FUZZ=ON -DMLM_SANITIZE=ON -DMLM_BUILD_TESTS=OFF >/dev/null
+ninja -C "$BUILD_DIR" -j "$JOBS" "${targets[@]}"
+
+# Seeds: every shipped config; every fixture corpus file under each reader mode (the first
+# byte of a document_reader_fuzzer input selects the mode).
+seed() {
+  local target=$1 dir=$BUILD_DIR/corpus/$1
+  mkdir -p "$dir"
+  case "$target" in
+    config_fuzzer)
+      for f in configs/*.yaml; do cp "$f" "$dir/seed_$(basename "$f")"; done
+      ;;
+    document_reader_fuzzer)
+      for f in tests/fixtures/corpus/*; do
+        for flags in 0 1 2 5 8 9; do
+          { printf "\\$(printf '%03o' "$flags")"; head -c 4000 "$f"; } \
+            >"$dir/seed_${flags}_$(basename "$f")"
+        done
+      done
+      ;;
+  esac
+}
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export MLM_LOG_LEVEL=${MLM_LOG_LEVEL:-error}  # the reader warns once per bad record kind
+status=0
+for target in "${targets[@]}"; do
+  seed "$target"
+  artifacts=$BUILD_DIR/artifacts/$target
+  mkdir -p "$artifacts"
+  echo "[fuzz] $target for ${seconds}s"
+  if ! "$BUILD_DIR/fuzz/$target" -max_total_time="$seconds" -print_final_stats=1 \
+      -artifact_prefix="$artifacts/" "$BUILD_DIR/corpus/$target" 2>"$BUILD_DIR/$target.log"; then
+    status=1
+    echo "[fuzz] $target FAILED; last lines of $BUILD_DIR/$target.log:"
+    tail -n 40 "$BUILD_DIR/$target.log"
+    ls -l "$artifacts"
+  else
+    grep -E "^stat::(number_of_executed_units|peak_rss_mb)|cov:" "$BUILD_DIR/$target.log" | tail -n 3
+  fi
+done
+exit $status

@@ -1,0 +1,105 @@
+#include "mlm/train/evaluator.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "mlm/data/streaming_dataset.h"
+#include "mlm/masking/masking_collator.h"
+#include "mlm/train/autocast.h"
+#include "mlm/train/batch_tensors.h"
+#include "mlm/train/sum_across_ranks.h"
+
+namespace mlm::train {
+
+double EvalResult::masked_accuracy() const {
+  return num_masked > 0 ? static_cast<double>(mlm_correct) / static_cast<double>(num_masked) : 0.0;
+}
+double EvalResult::mlm_loss() const {
+  return num_masked > 0 ? mlm_loss_sum / static_cast<double>(num_masked) : 0.0;
+}
+double EvalResult::perplexity() const { return std::exp(mlm_loss()); }
+double EvalResult::nsp_accuracy() const {
+  return num_sentence_pairs > 0
+             ? static_cast<double>(nsp_correct) / static_cast<double>(num_sentence_pairs)
+             : 0.0;
+}
+
+nlohmann::json EvalResult::to_json() const {
+  nlohmann::json json = {{"masked_accuracy", masked_accuracy()},
+                         {"mlm_loss", mlm_loss()},
+                         {"perplexity", perplexity()},
+                         {"num_masked", num_masked},
+                         {"sequences", sequences}};
+  if (num_sentence_pairs > 0) json["nsp_accuracy"] = nsp_accuracy();
+  return json;
+}
+
+EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& config,
+                    const text::Tokenizer& tokenizer, dist::Communicator& comm,
+                    const torch::Device& device) {
+  const auto start = std::chrono::steady_clock::now();
+  const int world = comm.world_size();
+  const int64_t batch_size =
+      config.eval.batch_size > 0 ? config.eval.batch_size : config.train.micro_batch_size;
+  // eval.max_batches bounds the whole evaluation: each rank takes its share.
+  const int64_t max_batches =
+      config.eval.max_batches > 0 ? (config.eval.max_batches + world - 1) / world : 0;
+  const bool bf16 = config.train.precision == config::Precision::bf16;
+
+  data::StreamingDataset dataset(config, tokenizer, data::Split::valid, comm.rank(), world);
+  masking::MaskingCollator collator(config.masking, tokenizer.vocab(), config.data.seq_len,
+                                    config.model.objective);
+  const auto seed = static_cast<uint64_t>(config.eval.seed);
+
+  const bool was_training = model->is_training();
+  model->eval();
+  torch::NoGradGuard no_grad;
+  double loss_sum = 0, nsp_loss_sum = 0;
+  int64_t masked = 0, correct = 0, pairs = 0, nsp_correct = 0, sequences = 0, batches = 0;
+  std::vector<data::PackedSequence> rows;
+  bool more = true;
+  while (more && (max_batches == 0 || batches < max_batches)) {
+    rows.clear();
+    data::PackedSequence sequence;
+    while (static_cast<int64_t>(rows.size()) < batch_size && (more = dataset.next(sequence))) {
+      rows.push_back(std::move(sequence));
+    }
+    if (rows.empty()) break;
+    const auto batch = collator(rows, seed);
+    const auto inputs = to_bert_inputs(batch, device);
+    model::BertOutput out;
+    {
+      AutocastScope autocast(bf16, device);
+      out = model->forward(inputs);
+    }
+    loss_sum += out.mlm_loss_sum.item<double>();
+    correct += out.mlm_correct.item<int64_t>();
+    masked += batch.num_masked();
+    if (out.nsp_loss_sum.defined()) {
+      nsp_loss_sum += out.nsp_loss_sum.item<double>();
+      nsp_correct += out.nsp_correct.item<int64_t>();
+      pairs += static_cast<int64_t>(batch.nsp_labels.size());
+    }
+    sequences += static_cast<int64_t>(rows.size());
+    ++batches;
+  }
+  if (was_training) model->train();
+
+  const auto t = sum_across_ranks(
+      comm, {loss_sum, nsp_loss_sum, static_cast<double>(masked), static_cast<double>(correct),
+             static_cast<double>(pairs), static_cast<double>(nsp_correct),
+             static_cast<double>(sequences), static_cast<double>(batches)});
+  EvalResult result;
+  result.mlm_loss_sum = t[0];
+  result.nsp_loss_sum = t[1];
+  result.num_masked = static_cast<int64_t>(t[2]);
+  result.mlm_correct = static_cast<int64_t>(t[3]);
+  result.num_sentence_pairs = static_cast<int64_t>(t[4]);
+  result.nsp_correct = static_cast<int64_t>(t[5]);
+  result.sequences = static_cast<int64_t>(t[6]);
+  result.batches = static_cast<int64_t>(t[7]);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace mlm::train

@@ -1,0 +1,171 @@
+// mlm-train's config handling end to end: --print-config prints YAML and exits 0; every bad
+// config exits 2 with exactly one line on stderr naming the file, key and fix.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "config/config_test_util.h"
+#include "mlm/test_paths.h"
+
+namespace mlm::cli {
+namespace {
+
+using config::testing::fingerprint;
+using config::testing::TempDir;
+
+struct Run {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs mlm-train with `args` (each quoted for the shell), capturing stdout and stderr.
+Run mlm_train(const TempDir& dir, const std::vector<std::string>& args) {
+  const std::string out = (dir.path() / "stdout.txt").string();
+  const std::string err = (dir.path() / "stderr.txt").string();
+  std::string command = shell_quote(std::string(MLM_BINARY_DIR) + "/mlm-train");
+  for (const auto& arg : args) command += " " + shell_quote(arg);
+  command += " >" + shell_quote(out) + " 2>" + shell_quote(err) + " </dev/null";
+  const int status = std::system(command.c_str());
+  Run run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = slurp(out);
+  run.err = slurp(err);
+  return run;
+}
+
+std::string shipped(const std::string& name) {
+  return std::string(MLM_SOURCE_DIR) + "/configs/" + name + ".yaml";
+}
+
+// Exit 2 and exactly one stderr line that holds every piece.
+void expect_one_line_error(const Run& run, const std::vector<std::string>& pieces) {
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_FALSE(run.err.empty());
+  if (!run.err.empty()) EXPECT_EQ(run.err.back(), '\n');
+  for (const auto& piece : pieces) {
+    EXPECT_NE(run.err.find(piece), std::string::npos) << "missing \"" << piece << "\" in "
+                                                      << run.err;
+  }
+  EXPECT_TRUE(run.out.empty()) << run.out;
+}
+
+TEST(ConfigCli, PrintConfigPrintsResolvedYaml) {
+  TempDir dir;
+  const Run run = mlm_train(dir, {"--config", shipped("base"), "--print-config"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(run.err.empty()) << run.err;
+  EXPECT_EQ(run.out.rfind("model:\n", 0), 0u) << run.out;
+  EXPECT_NE(run.out.find("  hidden_size: 768\n"), std::string::npos);
+  const auto printed = config::load_config_from_string(run.out, "<stdout>");
+  EXPECT_EQ(fingerprint(printed), fingerprint(config::load_config(shipped("base"))));
+}
+
+TEST(ConfigCli, PrintConfigAppliesOverridesAndNeedsNoData) {
+  TempDir dir;
+  const Run run = mlm_train(dir, {"--config", shipped("tiny"), "--set", "data.train_files=[]",
+                                  "--set", "optim.learning_rate=3e-4", "--print-config"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("  train_files: []\n"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("  learning_rate: 3.0e-4\n"), std::string::npos) << run.out;
+}
+
+TEST(ConfigCli, IndivisibleHiddenSizeFromSet) {
+  TempDir dir;
+  const Run run = mlm_train(
+      dir, {"--config", shipped("base"), "--set", "model.hidden_size=770", "--print-config"});
+  expect_one_line_error(run, {"model.hidden_size (770)", "model.num_attention_heads (12)",
+                              "divisible", "768 or 780", "(from --set 'model.hidden_size=770')"});
+}
+
+TEST(ConfigCli, MisspelledKeyInFile) {
+  TempDir dir;
+  const auto path = dir.write("typo.yaml", "optim:\n  learnig_rate: 1.0e-4\n");
+  const Run run = mlm_train(dir, {"--config", path});
+  expect_one_line_error(run, {path + ":2: unknown key 'optim.learnig_rate'",
+                              "did you mean 'optim.learning_rate'?"});
+}
+
+TEST(ConfigCli, MisspelledKeyInSet) {
+  TempDir dir;
+  const Run run =
+      mlm_train(dir, {"--config", shipped("tiny"), "--set", "optim.learnig_rate=1e-4"});
+  expect_one_line_error(run, {"--set 'optim.learnig_rate=1e-4'",
+                              "did you mean 'optim.learning_rate'?"});
+}
+
+TEST(ConfigCli, MissingFile) {
+  TempDir dir;
+  const auto path = (dir.path() / "missing.yaml").string();
+  expect_one_line_error(mlm_train(dir, {"--config", path}), {path, "no such config file"});
+}
+
+TEST(ConfigCli, Directory) {
+  TempDir dir;
+  expect_one_line_error(mlm_train(dir, {"--config", dir.path().string()}),
+                        {dir.path().string(), "is a directory"});
+}
+
+TEST(ConfigCli, EmptyFile) {
+  TempDir dir;
+  const auto path = dir.write("empty.yaml", "");
+  expect_one_line_error(mlm_train(dir, {"--config", path}), {path, "config is empty"});
+}
+
+TEST(ConfigCli, SyntaxErrorHasLineAndColumn) {
+  TempDir dir;
+  const auto path = dir.write("bad.yaml", "model:\n  hidden_size: [768\ntrain:\n  max_steps: 1\n");
+  expect_one_line_error(mlm_train(dir, {"--config", path}), {path + ":3:", "YAML syntax error"});
+}
+
+TEST(ConfigCli, ListInsteadOfMap) {
+  TempDir dir;
+  const auto top = dir.write("list.yaml", "- model\n- train\n");
+  expect_one_line_error(mlm_train(dir, {"--config", top}),
+                        {top + ":1: expected a map of sections", "got a list"});
+  const auto section = dir.write("section.yaml", "model:\n  - hidden_size: 768\n");
+  expect_one_line_error(mlm_train(dir, {"--config", section}),
+                        {section + ":1: model: expected a map of keys", "got a list"});
+}
+
+TEST(ConfigCli, TrainingNeedsTrainFiles) {
+  TempDir dir;
+  const Run run = mlm_train(dir, {"--config", shipped("tiny"), "--set", "data.train_files=[]"});
+  expect_one_line_error(run, {"data.train_files is empty"});
+}
+
+TEST(ConfigCli, MissingConfigOptionIsAUsageError) {
+  TempDir dir;
+  const Run run = mlm_train(dir, {"--print-config"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--config"), std::string::npos) << run.err;
+}
+
+TEST(ConfigCli, HelpListsTheOptions) {
+  TempDir dir;
+  const Run run = mlm_train(dir, {"--help"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  for (const char* option : {"--config", "--set", "--print-config", "--resume", "--version"}) {
+    EXPECT_NE(run.out.find(option), std::string::npos) << option << " missing from\n" << run.out;
+  }
+}
+
+}  // namespace
+}  // namespace mlm::cli

@@ -1,0 +1,154 @@
+// The configs in configs/ load, validate and round-trip, hold the documented recipes, and
+// docs/CONFIG.md lists every key with its true default.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "config_test_util.h"
+#include "mlm/config/validate.h"
+#include "mlm/test_paths.h"
+
+namespace mlm::config {
+namespace {
+
+using testing::fingerprint;
+
+std::string shipped(const std::string& name) {
+  return std::string(MLM_SOURCE_DIR) + "/configs/" + name + ".yaml";
+}
+
+class ShippedConfig : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ShippedConfig, LoadsValidatesAndRoundTrips) {
+  const RunConfig config = load_config(shipped(GetParam()));
+  EXPECT_NO_THROW(validate_config(config));
+  EXPECT_NO_THROW(require_training_data(config));
+  const RunConfig back = load_config_from_string(dump_config(config), "<dump>");
+  EXPECT_EQ(fingerprint(back), fingerprint(config));
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, ShippedConfig,
+                         ::testing::Values("base", "large", "mini", "tiny"));
+
+TEST(ShippedConfigs, BaseIsBertBase) {
+  const RunConfig c = load_config(shipped("base"));
+  EXPECT_EQ(c.model.num_hidden_layers, 12);
+  EXPECT_EQ(c.model.hidden_size, 768);
+  EXPECT_EQ(c.model.num_attention_heads, 12);
+  EXPECT_EQ(c.model.intermediate_size, 3072);
+  EXPECT_EQ(c.data.seq_len, 128);
+  EXPECT_EQ(c.optim.learning_rate, 1e-4);
+  EXPECT_EQ(c.optim.betas[0], 0.9);
+  EXPECT_EQ(c.optim.betas[1], 0.999);
+  EXPECT_EQ(c.optim.eps, 1e-6);
+  EXPECT_EQ(c.optim.weight_decay, 0.01);
+  EXPECT_EQ(c.schedule.warmup_steps, 10000);
+  EXPECT_EQ(c.schedule.decay, DecayKind::linear);
+  EXPECT_EQ(c.train.precision, Precision::bf16);
+}
+
+TEST(ShippedConfigs, LargeIsBertLarge) {
+  const RunConfig c = load_config(shipped("large"));
+  EXPECT_EQ(c.model.num_hidden_layers, 24);
+  EXPECT_EQ(c.model.hidden_size, 1024);
+  EXPECT_EQ(c.model.num_attention_heads, 16);
+  EXPECT_EQ(c.model.intermediate_size, 4096);
+}
+
+TEST(ShippedConfigs, MiniIsTheQuickstart) {
+  const RunConfig c = load_config(shipped("mini"));
+  EXPECT_EQ(c.model.num_hidden_layers, 4);
+  EXPECT_EQ(c.model.hidden_size, 256);
+  EXPECT_EQ(c.model.num_attention_heads, 4);
+  EXPECT_EQ(c.model.intermediate_size, 1024);
+  EXPECT_EQ(c.data.train_files, std::vector<std::string>{"data/sample/train.txt"});
+  EXPECT_EQ(c.data.valid_files, std::vector<std::string>{"data/sample/valid.txt"});
+  EXPECT_EQ(c.tokenizer.model, "data/sample/spm_mini.model");
+  EXPECT_EQ(c.tokenizer.vocab_size, 8000);
+  EXPECT_EQ(c.data.seq_len, 128);
+  EXPECT_EQ(c.train.micro_batch_size, 32);
+  EXPECT_EQ(c.train.precision, Precision::bf16);
+  EXPECT_EQ(c.optim.learning_rate, 5e-4);
+  EXPECT_EQ(c.schedule.warmup_steps, 100);
+  EXPECT_EQ(c.train.max_steps, 1200);
+  EXPECT_EQ(c.eval.every_steps, 200);
+  EXPECT_EQ(c.eval.max_batches, 20);
+  EXPECT_EQ(c.checkpoint.every_steps, 400);
+  EXPECT_EQ(c.logging.every_steps, 20);
+  EXPECT_EQ(c.train.output_dir, "runs/mini");
+}
+
+TEST(ShippedConfigs, TinyIsForTests) {
+  const RunConfig c = load_config(shipped("tiny"));
+  EXPECT_EQ(c.model.num_hidden_layers, 2);
+  EXPECT_EQ(c.model.hidden_size, 128);
+  EXPECT_EQ(c.model.num_attention_heads, 2);
+  EXPECT_EQ(c.model.intermediate_size, 512);
+  EXPECT_EQ(c.tokenizer.vocab_size, 1000);
+  EXPECT_EQ(c.data.seq_len, 64);
+  EXPECT_EQ(c.train.micro_batch_size, 8);
+  EXPECT_EQ(c.train.precision, Precision::fp32);
+  EXPECT_EQ(c.train.max_steps, 20);
+  EXPECT_EQ(c.data.num_workers, 1);
+  EXPECT_EQ(c.train.output_dir, "runs/tiny");
+  EXPECT_EQ(c.data.train_files, std::vector<std::string>{"tests/fixtures/corpus/train.txt"});
+  EXPECT_EQ(c.data.valid_files, std::vector<std::string>{"tests/fixtures/corpus/valid.txt"});
+}
+
+// docs/CONFIG.md has one table per section, rows "| `key` | type | `default` | ...": every
+// key appears, under its own section, with the default dump_config prints.
+TEST(ConfigDocs, EveryKeyWithItsDefault) {
+  std::ifstream in(std::string(MLM_SOURCE_DIR) + "/docs/CONFIG.md");
+  ASSERT_TRUE(in) << "docs/CONFIG.md is missing";
+  std::map<std::string, std::string> documented;  // section.key -> default cell
+  std::string line, section;
+  while (std::getline(in, line)) {
+    if (line.rfind("## `", 0) == 0) {
+      section = line.substr(4, line.find('`', 4) - 4);
+    } else if (line.rfind("| `", 0) == 0 && !section.empty()) {
+      std::vector<std::string> cells;
+      std::stringstream row(line.substr(1));
+      for (std::string cell; std::getline(row, cell, '|');) {
+        const auto first = cell.find_first_not_of(' ');
+        const auto last = cell.find_last_not_of(' ');
+        cells.push_back(first == std::string::npos ? "" : cell.substr(first, last - first + 1));
+      }
+      ASSERT_GE(cells.size(), 3u) << line;
+      const std::string key = cells[0].substr(1, cells[0].size() - 2);
+      std::string value = cells[2];
+      if (value.size() >= 2 && value.front() == '`' && value.back() == '`') {
+        value = value.substr(1, value.size() - 2);
+      }
+      EXPECT_TRUE(documented.emplace(section + "." + key, value).second)
+          << section << "." << key << " documented twice";
+    }
+  }
+  // The defaults as dump_config writes them.
+  std::map<std::string, std::string> defaults;
+  std::stringstream dump(dump_config(RunConfig{}));
+  while (std::getline(dump, line)) {
+    if (line.empty()) continue;
+    if (line[0] != ' ') {
+      section = line.substr(0, line.size() - 1);
+      continue;
+    }
+    const auto colon = line.find(": ");
+    defaults[section + "." + line.substr(2, colon - 2)] = line.substr(colon + 2);
+  }
+  for (const auto& key : known_keys()) {
+    auto it = documented.find(key);
+    if (it == documented.end()) {
+      ADD_FAILURE() << key << " is missing from docs/CONFIG.md";
+      continue;
+    }
+    EXPECT_EQ(it->second, defaults[key]) << "default of " << key << " in docs/CONFIG.md";
+  }
+  for (const auto& [key, value] : documented) {
+    EXPECT_TRUE(defaults.count(key)) << key << " is documented but not a config key";
+  }
+}
+
+}  // namespace
+}  // namespace mlm::config

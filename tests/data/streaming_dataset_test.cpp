@@ -1,0 +1,391 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "mlm/data/document_stream.h"
+#include "mlm/data/streaming_dataset.h"
+#include "mlm/util/errors.h"
+#include "text/tokenizer_fixture.h"
+
+namespace mlm::data {
+namespace {
+
+using mlm::testing::corpus_path;
+using mlm::testing::fixture_tokenizer;
+
+config::RunConfig base_config() {
+  config::RunConfig c;
+  c.data.train_files = {corpus_path("train.txt")};
+  c.data.valid_files = {corpus_path("valid.txt")};
+  c.data.seq_len = 48;
+  c.data.shuffle_buffer = 16;
+  c.data.num_workers = 2;
+  c.data.prefetch_sequences = 8;
+  c.train.seed = 7;
+  return c;
+}
+
+std::vector<PackedSequence> take(StreamingDataset& ds, size_t n) {
+  std::vector<PackedSequence> out;
+  PackedSequence s;
+  while (out.size() < n && ds.next(s)) out.push_back(s);
+  return out;
+}
+
+std::vector<PackedSequence> take_all(StreamingDataset& ds) { return take(ds, SIZE_MAX); }
+
+void expect_same(const std::vector<PackedSequence>& a, const std::vector<PackedSequence>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].ids, b[i].ids) << "sequence " << i;
+    ASSERT_EQ(a[i].token_type_ids, b[i].token_type_ids) << "sequence " << i;
+    ASSERT_EQ(a[i].nsp_label, b[i].nsp_label) << "sequence " << i;
+    ASSERT_EQ(a[i].sample_id, b[i].sample_id) << "sequence " << i;
+  }
+}
+
+// Content tokens (no specials) of sequences, as a multiset.
+std::map<int32_t, int64_t> content_tokens(const std::vector<PackedSequence>& seqs) {
+  std::map<int32_t, int64_t> counts;
+  for (const auto& s : seqs) {
+    for (int32_t id : s.ids) {
+      if (id > 4) ++counts[id];
+    }
+  }
+  return counts;
+}
+
+int64_t count_docs(const std::string& path) {
+  text::DocumentReader reader({path, text::FileFormat::text}, {});
+  text::Document d;
+  int64_t n = 0;
+  while (reader.next(d)) ++n;
+  return n;
+}
+
+TEST(StreamingDataset, PacksFullSentences) {
+  const auto& tok = fixture_tokenizer();
+  auto c = base_config();
+  StreamingDataset ds(c, tok, Split::valid);
+  const auto seqs = take_all(ds);
+  ASSERT_GT(seqs.size(), 10u);
+  int64_t short_ones = 0, joined = 0;
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    const auto& s = seqs[i];
+    ASSERT_LE(s.ids.size(), 48u);
+    EXPECT_EQ(s.ids.front(), tok.vocab().ids.cls);
+    EXPECT_EQ(s.ids.back(), tok.vocab().ids.sep);
+    EXPECT_EQ(s.token_type_ids, std::vector<int8_t>(s.ids.size(), 0));
+    EXPECT_EQ(s.nsp_label, -1);
+    EXPECT_EQ(s.sample_id, i);
+    // Full, or one short where only a [SEP] before the next document would have fit.
+    short_ones += s.ids.size() < 47;
+    joined += std::count(s.ids.begin() + 1, s.ids.end() - 1, tok.vocab().ids.sep) > 0;
+    for (size_t k = 1; k + 1 < s.ids.size(); ++k) {
+      EXPECT_FALSE(s.ids[k] == tok.vocab().ids.sep && s.ids[k + 1] == tok.vocab().ids.sep);
+    }
+  }
+  EXPECT_LE(short_ones, 1);  // only the very last one
+  EXPECT_GT(joined, 0);
+  // The valid split's content is exactly the valid documents' tokens.
+  std::vector<PackedSequence> docs;
+  text::DocumentReader reader({corpus_path("valid.txt"), text::FileFormat::text}, {});
+  text::Document d;
+  while (reader.next(d)) docs.push_back({tok.encode(d.text), {}, -1, 0});
+  EXPECT_EQ(content_tokens(seqs), content_tokens(docs));
+}
+
+TEST(StreamingDataset, DocumentsStayApartWithoutCrossDocuments) {
+  const auto& tok = fixture_tokenizer();
+  auto c = base_config();
+  c.data.cross_documents = false;
+  StreamingDataset ds(c, tok, Split::valid);
+  const auto seqs = take_all(ds);
+  for (const auto& s : seqs) {
+    EXPECT_EQ(std::count(s.ids.begin(), s.ids.end(), tok.vocab().ids.sep), 1);
+  }
+  EXPECT_GE(static_cast<int64_t>(seqs.size()), count_docs(corpus_path("valid.txt")));
+}
+
+TEST(StreamingDataset, SegmentPairsForNspAndSop) {
+  const auto& tok = fixture_tokenizer();
+  for (auto objective : {config::Objective::nsp, config::Objective::sop}) {
+    auto c = base_config();
+    c.model.objective = objective;
+    StreamingDataset ds(c, tok, Split::train);
+    const auto seqs = take(ds, 400);
+    int64_t ones = 0;
+    for (const auto& s : seqs) {
+      ASSERT_LE(s.ids.size(), 48u);
+      ASSERT_EQ(s.ids.size(), s.token_type_ids.size());
+      EXPECT_EQ(s.ids.front(), tok.vocab().ids.cls);
+      EXPECT_EQ(std::count(s.ids.begin(), s.ids.end(), tok.vocab().ids.sep), 2);
+      const auto first_sep = std::find(s.ids.begin(), s.ids.end(), tok.vocab().ids.sep) - s.ids.begin();
+      for (size_t k = 0; k < s.ids.size(); ++k) {
+        EXPECT_EQ(s.token_type_ids[k], static_cast<int64_t>(k) <= first_sep ? 0 : 1);
+      }
+      EXPECT_GT(first_sep, 1);                            // A is not empty
+      EXPECT_GT(static_cast<int64_t>(s.ids.size()), first_sep + 2);  // B is not empty
+      ASSERT_TRUE(s.nsp_label == 0 || s.nsp_label == 1);
+      ones += s.nsp_label;
+    }
+    // Label 1 with probability ~1/2 (NSP a bit less: no random B at an epoch end).
+    // 400 draws: sd = 10; 5 sigma around 200.
+    EXPECT_GT(ones, 150) << config::to_string(objective);
+    EXPECT_LT(ones, 250) << config::to_string(objective);
+  }
+}
+
+TEST(StreamingDataset, HeldOutSplitIsStableAndDisjoint) {
+  const auto& tok = fixture_tokenizer();
+  auto c = base_config();
+  c.data.valid_files.clear();
+  c.data.valid_fraction = 0.1;
+  std::vector<text::CorpusFile> files = {{corpus_path("train.txt"), text::FileFormat::text}};
+  auto docs_of = [&](Holdout holdout) {
+    StreamOptions o;
+    o.files = files;
+    o.holdout = holdout;
+    o.held_out_fraction = 0.1;
+    DocumentStream stream(o, 0, {});
+    std::vector<std::string> out;
+    StreamDocument d;
+    while (stream.next(d) == StreamEvent::document) out.push_back(d.text);
+    return out;
+  };
+  const auto all = docs_of(Holdout::all);
+  const auto held = docs_of(Holdout::held_out_only);
+  const auto rest = docs_of(Holdout::without_held_out);
+  EXPECT_EQ(held.size() + rest.size(), all.size());
+  // 400 documents, p = 0.1: sd = 6; 5 sigma.
+  EXPECT_GT(held.size(), 10u);
+  EXPECT_LT(held.size(), 70u);
+  std::set<std::string> held_set(held.begin(), held.end());
+  for (const auto& d : rest) EXPECT_EQ(held_set.count(d), 0u);
+  EXPECT_EQ(docs_of(Holdout::held_out_only), held);
+
+  // The dataset's valid split: the same sequences every time, the train split lacks them.
+  StreamingDataset v1(c, tok, Split::valid), v2(c, tok, Split::valid);
+  const auto a = take_all(v1);
+  expect_same(a, take_all(v2));
+  c.data.shuffle_buffer = 1;
+  c.data.shuffle_files = false;
+  c.data.cross_documents = false;
+  StreamingDataset train(c, tok, Split::train);
+  PackedSequence s;
+  int64_t train_tokens = 0, valid_tokens = 0;
+  while (train.next(s) && train.epoch() == 0) {
+    for (auto id : s.ids) train_tokens += id > 4;
+  }
+  for (const auto& seq : a) {
+    for (auto id : seq.ids) valid_tokens += id > 4;
+  }
+  int64_t all_tokens = 0;
+  for (const auto& d : all) all_tokens += static_cast<int64_t>(tok.encode(d).size());
+  EXPECT_EQ(train_tokens + valid_tokens, all_tokens);
+}
+
+TEST(StreamingDataset, RanksPartitionAnEpochExactly) {
+  const auto& tok = fixture_tokenizer();
+  auto c = base_config();
+  c.data.cross_documents = false;
+  c.data.valid_fraction = 0;
+  auto epoch_of = [&](int rank, int world) {
+    StreamingDataset ds(c, tok, Split::train, rank, world);
+    std::vector<PackedSequence> out;
+    PackedSequence s;
+    while (ds.next(s) && ds.epoch() == 0) {
+      EXPECT_EQ(s.sample_id % world, static_cast<uint64_t>(rank));
+      out.push_back(s);
+    }
+    out.push_back(s);  // the sequence that closed the epoch belongs to it
+    return out;
+  };
+  const auto whole = content_tokens(epoch_of(0, 1));
+  for (int world : {2, 3}) {
+    std::map<int32_t, int64_t> sum;
+    for (int rank = 0; rank < world; ++rank) {
+      for (const auto& [id, n] : content_tokens(epoch_of(rank, world))) sum[id] += n;
+    }
+    EXPECT_EQ(sum, whole) << "world size " << world;
+  }
+  // Document level: disjoint, and together all of them.
+  std::vector<text::CorpusFile> files = {{corpus_path("train.txt"), text::FileFormat::text}};
+  std::multiset<std::string> seen;
+  for (int rank = 0; rank < 3; ++rank) {
+    StreamOptions o;
+    o.files = files;
+    o.rank = rank;
+    o.world_size = 3;
+    DocumentStream stream(o, 0, {});
+    StreamDocument d;
+    while (stream.next(d) == StreamEvent::document) {
+      EXPECT_EQ(d.start.doc_index % 3, rank);
+      seen.insert(d.text);
+    }
+  }
+  EXPECT_EQ(static_cast<int64_t>(seen.size()), count_docs(corpus_path("train.txt")));
+}
+
+TEST(StreamingDataset, OutputDoesNotDependOnWorkerCount) {
+  const auto& tok = fixture_tokenizer();
+  auto c = base_config();
+  c.data.train_files = {corpus_path("train.txt"), corpus_path("blocks.txt.gz")};
+  c.data.num_workers = 0;
+  StreamingDataset inline_ds(c, tok, Split::train);
+  const auto reference = take(inline_ds, 300);
+  for (int workers : {1, 3}) {
+    c.data.num_workers = workers;
+    StreamingDataset ds(c, tok, Split::train);
+    expect_same(take(ds, 300), reference);
+  }
+}
+
+// Take N, save the position (through JSON), rebuild, the next K are bit-equal: at chunk
+// boundaries (shuffle_buffer 16), inside chunks, and in later epochs.
+void check_resume(config::Objective objective, int workers, int rank, int world, bool cross) {
+  const auto& tok = fixture_tokenizer();
+  auto c = base_config();
+  c.model.objective = objective;
+  c.data.num_workers = workers;
+  c.data.cross_documents = cross;
+  c.data.train_files = {corpus_path("lines.txt"), corpus_path("blocks.txt.gz"), corpus_path("docs.jsonl")};
+  StreamingDataset full(c, tok, Split::train, rank, world);
+  const auto reference = take(full, 430);
+  ASSERT_GT(full.epoch(), 0) << "the test must cross an epoch boundary";
+  for (size_t n : {size_t{0}, size_t{1}, size_t{16}, size_t{17}, size_t{190}, size_t{330}}) {
+    StreamingDataset first(c, tok, Split::train, rank, world);
+    take(first, n);
+    const auto json = first.position().to_json().dump();
+    StreamingDataset resumed(c, tok, Split::train, rank, world,
+                             DataPosition::from_json(nlohmann::json::parse(json)));
+    const std::vector<PackedSequence> want(reference.begin() + n, reference.begin() + n + 100);
+    SCOPED_TRACE("after " + std::to_string(n) + ": " + json);
+    expect_same(take(resumed, 100), want);
+  }
+}
+
+TEST(StreamingDatasetResume, InlineSingleRank) { check_resume(config::Objective::mlm, 0, 0, 1, true); }
+TEST(StreamingDatasetResume, ThreeWorkersRank1Of2) { check_resume(config::Objective::mlm, 3, 1, 2, true); }
+TEST(StreamingDatasetResume, DocumentsApart) { check_resume(config::Objective::mlm, 2, 0, 1, false); }
+TEST(StreamingDatasetResume, NextSentencePairs) { check_resume(config::Objective::nsp, 2, 0, 1, true); }
+TEST(StreamingDatasetResume, SentenceOrderRank2Of3) { check_resume(config::Objective::sop, 1, 2, 3, true); }
+
+TEST(StreamingDataset, EpochsReshuffleAndSampleIdsStayUnique) {
+  const auto& tok = fixture_tokenizer();
+  auto c = base_config();
+  c.data.train_files = {corpus_path("train.txt"), corpus_path("lines.txt"), corpus_path("docs.jsonl")};
+  StreamingDataset ds(c, tok, Split::train, 1, 2);
+  std::vector<std::vector<PackedSequence>> epochs(3);
+  PackedSequence s;
+  std::set<uint64_t> ids;
+  while (ds.epoch() < 3 && ds.next(s)) {
+    if (ds.epoch() < 3) epochs[ds.epoch()].push_back(s);
+    EXPECT_TRUE(ids.insert(s.sample_id).second);
+    EXPECT_EQ(s.sample_id % 2, 1u);
+  }
+  ASSERT_FALSE(epochs[1].empty());
+  // Same content, different order.
+  EXPECT_NE(epochs[0].front().ids, epochs[1].front().ids);
+}
+
+TEST(StreamingDataset, ValidationIsFiniteAndFixed) {
+  const auto& tok = fixture_tokenizer();
+  auto c = base_config();
+  c.data.valid_files = {corpus_path("valid.txt"), corpus_path("docs.jsonl.gz")};
+  c.data.num_workers = 3;
+  StreamingDataset a(c, tok, Split::valid);
+  c.train.seed = 99;  // the seed never changes validation
+  c.data.num_workers = 0;
+  StreamingDataset b(c, tok, Split::valid);
+  const auto seqs = take_all(a);
+  expect_same(seqs, take_all(b));
+  PackedSequence s;
+  EXPECT_FALSE(a.next(s));
+  EXPECT_EQ(a.counters().sequences, static_cast<int64_t>(seqs.size()));
+  EXPECT_GT(a.counters().documents, 40);
+}
+
+class BadCorpus : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = mlm::testing::make_temp_dir("bad_corpus"); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& content) {
+    const auto path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(BadCorpus, MissingFilesFailAtConstruction) {
+  const auto& tok = fixture_tokenizer();
+  auto c = base_config();
+  c.data.train_files = {corpus_path("train.txt"), (dir_ / "missing.txt").string()};
+  EXPECT_THROW(StreamingDataset(c, tok, Split::train), DataError);
+  c.data.train_files = {(dir_ / "*.txt").string()};
+  EXPECT_THROW(StreamingDataset(c, tok, Split::train), DataError);
+  c.data.train_files = {dir_.string()};
+  EXPECT_THROW(StreamingDataset(c, tok, Split::train), DataError);
+  c.data.train_files = {};
+  EXPECT_THROW(StreamingDataset(c, tok, Split::train), ConfigError);
+  c.data.train_files = {corpus_path("train.txt")};
+  c.data.valid_files = {};
+  c.data.valid_fraction = 0;
+  EXPECT_THROW(StreamingDataset(c, tok, Split::valid), ConfigError);
+}
+
+TEST_F(BadCorpus, EmptyCorpusIsAnError) {
+  const auto& tok = fixture_tokenizer();
+  auto c = base_config();
+  c.data.train_files = {write("empty.txt", "\n\n   \n")};
+  for (int workers : {0, 2}) {
+    c.data.num_workers = workers;
+    StreamingDataset ds(c, tok, Split::train);
+    PackedSequence s;
+    EXPECT_THROW(ds.next(s), DataError);
+  }
+  c.data.train_files = {write("one.txt", "just one document\n")};
+  StreamingDataset rank2(c, tok, Split::train, 2, 3);  // fewer documents than ranks
+  PackedSequence s;
+  EXPECT_THROW(rank2.next(s), DataError);
+}
+
+TEST_F(BadCorpus, BadRecordsAreSkippedAndCountedOrFatal) {
+  const auto& tok = fixture_tokenizer();
+  auto c = base_config();
+  c.data.valid_files = {write("v.jsonl", "{\"text\": \"the old farmer\"}\n{oops\n{\"text\": \"caf\xE9\"}\n")};
+  StreamingDataset ds(c, tok, Split::valid);
+  const auto seqs = take_all(ds);
+  EXPECT_EQ(seqs.size(), 1u);
+  EXPECT_EQ(ds.counters().bad_records, 1);
+  EXPECT_EQ(ds.counters().invalid_utf8_fixes, 1);
+  c.data.on_bad_record = config::BadRecordPolicy::error;
+  StreamingDataset strict(c, tok, Split::valid);
+  PackedSequence s;
+  try {
+    strict.next(s);
+    FAIL() << "expected DataError";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("v.jsonl:2"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(BadCorpus, ResumeFromAnotherCorpusOrWorldIsRefused) {
+  const auto& tok = fixture_tokenizer();
+  auto c = base_config();
+  StreamingDataset ds(c, tok, Split::train, 0, 2);
+  take(ds, 3);
+  const auto p = ds.position();
+  EXPECT_THROW(StreamingDataset(c, tok, Split::train, 0, 3, p), ConfigError);
+  c.data.train_files = {corpus_path("train.txt"), corpus_path("lines.txt")};
+  EXPECT_THROW(StreamingDataset(c, tok, Split::train, 0, 2, p), DataError);
+  EXPECT_THROW(DataPosition::from_json(nlohmann::json{{"epoch", 1}}), DataError);
+}
+
+}  // namespace
+}  // namespace mlm::data

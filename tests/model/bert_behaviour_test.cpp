@@ -1,0 +1,170 @@
+// Behaviour of BertForPreTraining beyond the reference numbers: empty selections, padded
+// vocabulary, mask skipping, dense vs sparse head, bf16 autocast, initialisation.
+#include <gtest/gtest.h>
+#include <ATen/autocast_mode.h>
+
+#include "mlm/model/bert.h"
+#include "model_test_util.h"
+
+namespace mlm::model {
+namespace {
+using testing::expect_tensor_near;
+
+BertInputs random_batch(int64_t batch, int64_t seq, int64_t vocab, int64_t masked_per_row, uint64_t seed) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  BertInputs in;
+  in.input_ids = torch::randint(5, vocab, {batch, seq}, gen, torch::kLong);
+  in.token_type_ids = torch::zeros({batch, seq}, torch::kLong);
+  in.attention_mask = torch::ones({batch, seq}, torch::kLong);
+  in.has_padding = false;
+  std::vector<int64_t> positions;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t k = 0; k < masked_per_row; ++k) positions.push_back(b * seq + 1 + k * 2);
+  in.masked_positions = torch::tensor(positions, torch::kLong);
+  in.masked_labels = torch::randint(0, vocab, {static_cast<int64_t>(positions.size())}, gen, torch::kLong);
+  return in;
+}
+
+BertForPreTraining tiny_model(config::NormPosition norm = config::NormPosition::post, int64_t multiple = 64) {
+  auto cfg = testing::tiny_config(norm);
+  cfg.pad_vocab_multiple = multiple;
+  torch::manual_seed(3);
+  return BertForPreTraining(cfg, testing::kTinyVocab, testing::kTinyPad);
+}
+
+TEST(Bert, NoSelectedPositionsGiveZeroLossAndZeroGradient) {
+  for (bool sparse : {true, false}) {
+    auto cfg = testing::tiny_config(config::NormPosition::post);
+    cfg.objective = config::Objective::mlm;
+    cfg.sparse_head = sparse;
+    BertForPreTraining model(cfg, testing::kTinyVocab, testing::kTinyPad);
+    auto in = random_batch(2, 8, testing::kTinyVocab, 0, 1);
+    auto out = model->forward(in);
+    EXPECT_EQ(out.mlm_loss_sum.item<double>(), 0.0);
+    EXPECT_EQ(out.mlm_correct.item<int64_t>(), 0);
+    out.mlm_loss_sum.backward();
+    for (const auto& p : model->parameters()) {
+      if (!p.grad().defined()) continue;
+      EXPECT_TRUE(torch::isfinite(p.grad()).all().item<bool>());
+      EXPECT_EQ(p.grad().abs().sum().item<double>(), 0.0);
+    }
+  }
+}
+
+TEST(Bert, PaddedVocabularyRowsAreNeverPredicted) {
+  auto model = tiny_model();
+  ASSERT_EQ(model->padded_vocab_size(), 128);
+  auto in = random_batch(2, 10, testing::kTinyVocab, 3, 2);
+  auto before = model->forward(in, true);
+  {
+    torch::NoGradGuard no_grad;  // make every padded row the most likely one, if it counted
+    model->predictions->bias.narrow(0, testing::kTinyVocab, 128 - testing::kTinyVocab).fill_(1e4);
+  }
+  auto after = model->forward(in, true);
+  EXPECT_EQ(after.mlm_logits.size(1), testing::kTinyVocab);
+  EXPECT_TRUE(torch::equal(before.mlm_logits, after.mlm_logits));
+  EXPECT_EQ(before.mlm_loss_sum.item<float>(), after.mlm_loss_sum.item<float>());
+  EXPECT_LT(after.mlm_logits.argmax(1).max().item<int64_t>(), testing::kTinyVocab);
+}
+
+TEST(Bert, AllOnesMaskEqualsNoMask) {
+  auto model = tiny_model();
+  auto in = random_batch(3, 12, testing::kTinyVocab, 2, 3);
+  auto skipped = model->forward(in, true);
+  in.has_padding = true;  // mask of ones applied explicitly
+  auto masked = model->forward(in, true);
+  expect_tensor_near(masked.mlm_logits, skipped.mlm_logits, 1e-6, "mask of ones vs no mask");
+  in.attention_mask = torch::Tensor();  // undefined mask = no mask
+  expect_tensor_near(model->forward(in, true).mlm_logits, skipped.mlm_logits, 0.0, "undefined mask");
+}
+
+TEST(Bert, PaddingDoesNotChangeRealTokens) {
+  // Appending padded positions must leave the logits of real tokens unchanged.
+  auto model = tiny_model(config::NormPosition::pre);
+  auto in = random_batch(2, 8, testing::kTinyVocab, 2, 4);
+  auto base = model->forward(in, true);
+  BertInputs padded = in;
+  padded.input_ids = torch::cat({in.input_ids, torch::zeros({2, 4}, torch::kLong)}, 1);
+  padded.token_type_ids = torch::zeros({2, 12}, torch::kLong);
+  padded.attention_mask = torch::cat({torch::ones({2, 8}, torch::kLong), torch::zeros({2, 4}, torch::kLong)}, 1);
+  padded.has_padding = true;
+  auto pos = in.masked_positions;
+  padded.masked_positions = pos.div(8, "floor") * 12 + pos.remainder(8);
+  expect_tensor_near(model->forward(padded, true).mlm_logits, base.mlm_logits, 1e-5, "padded batch");
+}
+
+TEST(Bert, DenseAndSparseHeadAgree) {
+  auto cfg = testing::tiny_config(config::NormPosition::post);
+  torch::manual_seed(5);
+  BertForPreTraining sparse(cfg, testing::kTinyVocab, testing::kTinyPad);
+  cfg.sparse_head = false;
+  BertForPreTraining dense(cfg, testing::kTinyVocab, testing::kTinyPad);
+  load_hf_state_dict(dense, to_hf_state_dict(sparse), "sparse model");
+  auto in = random_batch(2, 10, testing::kTinyVocab, 4, 6);
+  expect_tensor_near(dense->forward(in, true).mlm_logits, sparse->forward(in, true).mlm_logits, 1e-5, "dense vs sparse");
+}
+
+TEST(Bert, Bf16AutocastForwardBackwardIsFinite) {
+  for (auto norm : {config::NormPosition::post, config::NormPosition::pre}) {
+    auto model = tiny_model(norm);
+    auto in = random_batch(2, 12, testing::kTinyVocab, 3, 7);
+    in.attention_mask.narrow(1, 9, 3).zero_();
+    in.has_padding = true;
+    in.nsp_labels = torch::tensor({0, 1}, torch::kLong);
+    at::autocast::set_cpu_enabled(true);
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    BertOutput out;
+    try {
+      out = model->forward(in, true);
+    } catch (...) {
+      at::autocast::set_cpu_enabled(false);
+      at::autocast::clear_cache();
+      throw;
+    }
+    at::autocast::set_cpu_enabled(false);
+    at::autocast::clear_cache();
+    EXPECT_EQ(out.mlm_loss_sum.scalar_type(), torch::kFloat32);
+    auto loss = out.mlm_loss_sum / 6.0;
+    if (out.nsp_loss_sum.defined()) loss = loss + out.nsp_loss_sum / 2.0;
+    ASSERT_TRUE(std::isfinite(loss.item<float>()));
+    loss.backward();
+    for (const auto& item : model->named_parameters()) {
+      const auto& name = item.key();
+      const auto& p = item.value();
+      if (p.grad().defined()) EXPECT_TRUE(torch::isfinite(p.grad()).all().item<bool>()) << name;
+      EXPECT_EQ(p.scalar_type(), torch::kFloat32) << name;
+    }
+    // bf16 logits stay close to fp32 ones (bf16 has 8 bits of mantissa).
+    auto fp32 = model->forward(in, true).mlm_logits;
+    EXPECT_LT((out.mlm_logits - fp32).abs().max().item<float>(), 0.1);
+  }
+}
+
+TEST(Bert, InitialisationFollowsBert) {
+  auto cfg = testing::tiny_config(config::NormPosition::post);
+  cfg.hidden_size = 64;
+  cfg.initializer_range = 0.02;
+  torch::manual_seed(11);
+  BertForPreTraining model(cfg, 1000, 3);
+  for (const auto& item : model->named_parameters()) {
+      const auto& name = item.key();
+      const auto& p = item.value();
+    if (name.find("LayerNorm") != std::string::npos || name.find("final_layer_norm") != std::string::npos) {
+      const double want = name.size() >= 6 && name.substr(name.size() - 6) == "weight" ? 1.0 : 0.0;
+      EXPECT_TRUE(torch::all(p == want).item<bool>()) << name;
+    } else if (p.dim() == 1) {
+      EXPECT_EQ(p.abs().sum().item<double>(), 0.0) << name;  // biases
+    } else {
+      // normal(0, 0.02): sample std within 4 sigma of its sampling error sqrt(1/(2n)).
+      auto w = name.find("word_embeddings") != std::string::npos ? p.narrow(0, 4, 990) : p;
+      const double n = static_cast<double>(w.numel());
+      EXPECT_NEAR(w.std().item<double>(), 0.02, 4 * 0.02 / std::sqrt(2 * n)) << name;
+    }
+  }
+  auto words = model->word_embeddings();
+  EXPECT_EQ(words[3].abs().sum().item<double>(), 0.0);  // [PAD]
+  EXPECT_EQ(words.narrow(0, 1000, model->padded_vocab_size() - 1000).abs().sum().item<double>(), 0.0);
+}
+
+}  // namespace
+}  // namespace mlm::model

@@ -1,0 +1,63 @@
+#pragma once
+// Helpers shared by the model tests: tensor comparison that names the first bad element,
+// the tiny reference configuration and fixture loading.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "mlm/config/run_config.h"
+#include "mlm/model/tensor_file.h"
+#include "mlm/test_paths.h"
+
+namespace mlm::model::testing {
+
+/// Expects same shape and |got - want| <= atol everywhere; on failure prints the first bad
+/// flat index, both values and the largest difference.
+inline void expect_tensor_near(const torch::Tensor& got_in, const torch::Tensor& want_in, double atol,
+                               const std::string& what) {
+  auto got = got_in.detach().to(torch::kCPU, torch::kFloat64).contiguous();
+  auto want = want_in.detach().to(torch::kCPU, torch::kFloat64).contiguous();
+  ASSERT_EQ(got.sizes(), want.sizes()) << what << ": shape";
+  if (got.numel() == 0) return;
+  auto diff = (got - want).abs().reshape({-1});
+  auto bad = (diff > atol).logical_or(diff.isnan()).nonzero();
+  if (bad.numel() > 0) {
+    const int64_t i = bad[0][0].item<int64_t>();
+    ADD_FAILURE() << what << ": " << bad.size(0) << " of " << got.numel() << " elements differ by more than "
+                  << atol << "; first at flat index " << i << ": got " << got.reshape({-1})[i].item<double>()
+                  << ", want " << want.reshape({-1})[i].item<double>() << "; max diff "
+                  << diff.max().item<double>();
+  }
+}
+
+/// The tiny BERT of tests/reference/make_bert_reference.py.
+inline config::ModelConfig tiny_config(config::NormPosition norm) {
+  config::ModelConfig c;
+  c.hidden_size = 32;
+  c.num_hidden_layers = 2;
+  c.num_attention_heads = 4;
+  c.intermediate_size = 64;
+  c.max_position_embeddings = 16;
+  c.type_vocab_size = 2;
+  c.hidden_dropout_prob = 0.0;
+  c.attention_probs_dropout_prob = 0.0;
+  c.norm = norm;
+  c.hidden_act = norm == config::NormPosition::post ? config::Activation::gelu : config::Activation::gelu_tanh;
+  c.objective = norm == config::NormPosition::post ? config::Objective::nsp : config::Objective::mlm;
+  return c;
+}
+constexpr int64_t kTinyVocab = 97;
+constexpr int64_t kTinyPad = 0;
+
+inline std::string fixture(const std::string& name) { return std::string(MLM_FIXTURES_DIR) + "/model/" + name; }
+
+inline std::map<std::string, torch::Tensor> load_fixture(const std::string& name) {
+  std::map<std::string, torch::Tensor> out;
+  for (auto& [k, v] : read_tensor_file(fixture(name))) out[k] = v;
+  return out;
+}
+
+}  // namespace mlm::model::testing
