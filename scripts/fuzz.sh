@@ -75,15 +75,21 @@ for target in "${targets[@]}"; do
   seed "$target"
   artifacts=$BUILD_DIR/artifacts/$target
   mkdir -p "$artifacts"
+  touch "$BUILD_DIR/$target.log.start"
+  before=$(find "$artifacts" -type f | wc -l)
   echo "[fuzz] $target for ${seconds}s"
-  if ! "$BUILD_DIR/fuzz/$target" -max_total_time="$seconds" -print_final_stats=1 \
-      -artifact_prefix="$artifacts/" "$BUILD_DIR/corpus/$target" 2>"$BUILD_DIR/$target.log"; then
+  # Fork mode keeps fuzzing after a crash, a hang (-timeout) or a runaway allocation
+  # (-rss_limit_mb), so one known bug does not hide the next; each leaves an artifact.
+  "$BUILD_DIR/fuzz/$target" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+    -timeout=10 -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \
+    -artifact_prefix="$artifacts/" "$BUILD_DIR/corpus/$target" >"$BUILD_DIR/$target.log" 2>&1 \
+    || true
+  grep -E "^#[0-9]+: cov|^INFO: fuzzed for|DONE" "$BUILD_DIR/$target.log" | tail -n 2
+  after=$(find "$artifacts" -type f | wc -l)
+  if [ "$after" -gt "$before" ]; then
     status=1
-    echo "[fuzz] $target FAILED; last lines of $BUILD_DIR/$target.log:"
-    tail -n 40 "$BUILD_DIR/$target.log"
-    ls -l "$artifacts"
-  else
-    grep -E "^stat::(number_of_executed_units|peak_rss_mb)|cov:" "$BUILD_DIR/$target.log" | tail -n 3
+    echo "[fuzz] $target: $((after - before)) new crash/timeout/oom input(s) in $artifacts:"
+    find "$artifacts" -type f -newer "$BUILD_DIR/$target.log.start" -printf '  %p (%s bytes)\n'
   fi
 done
 exit $status

@@ -16,6 +16,11 @@
 set -u -o pipefail
 set -m  # every rank in its own process group: a terminal Ctrl-C reaches only this script
 
+if ((BASH_VERSINFO[0] < 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] < 1))); then
+  echo "$0: needs bash 5.1 or newer (wait -n -p), this is $BASH_VERSION" >&2
+  exit 2
+fi
+
 usage() {
   echo "usage: $0 N CONFIG [mlm-train arguments...]" >&2
   exit 2

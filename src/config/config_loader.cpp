@@ -36,20 +36,29 @@ std::string quote_override(const std::string& text) { return "--set '" + text + 
 // ---- structure: a map of known sections, each a map of known keys -------------------------
 
 struct UnknownName {
-  std::string dotted;  // "optim.learnig_rate", or a section name
+  std::string dotted;  // "optim.learnig_rate", or a top-level name
   int line;
+  bool top_level;
 };
 
 std::string unknown_names_message(const std::string& origin,
                                   const std::vector<UnknownName>& unknown) {
   const auto& schema = config_schema();
   const auto entry = [&](const UnknownName& name, bool with_line) {
-    const bool is_section = name.dotted.find('.') == std::string::npos;
+    const bool is_section = name.top_level;
     std::string text = "'" + name.dotted + "'";
     std::vector<std::string> notes;
     if (with_line) notes.push_back("line " + std::to_string(name.line));
-    const auto near = detail::suggest_key(name.dotted, schema.sections, schema.keys);
-    if (!near.empty()) notes.push_back("did you mean '" + near + "'?");
+    const auto dot = name.dotted.find('.');
+    if (is_section && dot != std::string::npos &&
+        schema.has_key(name.dotted.substr(0, dot), name.dotted.substr(dot + 1))) {
+      // "optim.learning_rate: 1e-4" at the top level: right key, wrong shape.
+      notes.push_back("write it nested, '" + name.dotted.substr(dot + 1) +
+                      ":' indented under '" + name.dotted.substr(0, dot) + ":'");
+    } else if (const auto near = detail::suggest_key(name.dotted, schema.sections, schema.keys);
+               !near.empty()) {
+      notes.push_back("did you mean '" + near + "'?");
+    }
     if (!notes.empty()) {
       text += " (";
       for (size_t i = 0; i < notes.size(); ++i) text += (i ? ", " : "") + notes[i];
@@ -109,7 +118,7 @@ void check_structure(const YAML::Node& root, const std::string& origin, KeySourc
                         section);
     }
     if (!schema.has_section(section)) {
-      unknown.push_back({section, line});
+      unknown.push_back({section, line, true});
       continue;
     }
     const YAML::Node& body = entry.second;
@@ -131,7 +140,7 @@ void check_structure(const YAML::Node& root, const std::string& origin, KeySourc
                           dotted);
       }
       if (!schema.has_key(section, name)) {
-        unknown.push_back({dotted, field_line});
+        unknown.push_back({dotted, field_line, false});
         continue;
       }
       sources[dotted] = KeySource{field_line, {}};

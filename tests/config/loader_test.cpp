@@ -309,6 +309,12 @@ TEST(LoadUnknown, KeyAtTheTopLevelPointsToItsSection) {
                       "unknown section 'learning_rate' (did you mean 'optim.learning_rate'?)");
 }
 
+TEST(LoadUnknown, DottedKeyAtTheTopLevel) {
+  EXPECT_CONFIG_ERROR(from_yaml("optim.learning_rate: 1e-4\n"), "optim.learning_rate",
+                      "x.yaml:1: unknown section 'optim.learning_rate' (write it nested, "
+                      "'learning_rate:' indented under 'optim:')");
+}
+
 TEST(LoadUnknown, NoSuggestionWhenNothingIsClose) {
   const std::string message =
       config_error_message([] { from_yaml("model:\n  frobnicate_widgets: 1\n"); });

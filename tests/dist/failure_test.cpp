@@ -33,6 +33,7 @@ struct Loss {
   int victim;
   const char* how;
 };
+void PrintTo(const Loss& loss, std::ostream* out) { *out << loss.how << " rank " << loss.victim; }
 
 class LoseARank : public ::testing::TestWithParam<Loss> {};
 

@@ -126,9 +126,8 @@ TEST(BadCorpus, JsonLinesGarbageIsSkippedWithOneWarning) {
 TEST(BadCorpus, JsonLinesGarbageUnderOnBadRecordErrorNamesFileAndLine) {
   ScratchDir dir("corpus");
   write_text(dir / "garbage.jsonl", jsonl_with_garbage());
-  const int64_t first_bad_line =
-      1 + std::count(read_text(fs::path(MLM_FIXTURES_DIR) / "corpus/docs.jsonl").begin(),
-                     read_text(fs::path(MLM_FIXTURES_DIR) / "corpus/docs.jsonl").end(), '\n');
+  const std::string good = read_text(fs::path(MLM_FIXTURES_DIR) / "corpus/docs.jsonl");
+  const int64_t first_bad_line = 1 + std::count(good.begin(), good.end(), '\n');
   const auto run = corpus_run(dir.path(), "[" + (dir / "garbage.jsonl").string() + "]",
                               {"data.on_bad_record=error"});
   EXPECT_TRUE(clean_failure(run.run(), kExitBadUsage,

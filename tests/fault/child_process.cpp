@@ -104,6 +104,11 @@ Child::Child(const ChildOptions& options) : options_(options) {
       limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(options_.file_size_limit);
       setrlimit(RLIMIT_FSIZE, &limit);
     }
+    if (options_.address_space_limit >= 0) {
+      struct rlimit limit;
+      limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(options_.address_space_limit);
+      setrlimit(RLIMIT_AS, &limit);
+    }
     execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }

@@ -21,6 +21,9 @@ struct ChildOptions {
   std::string cwd;                                        // empty = the test's own
   double timeout_s = 120;                                 // then SIGKILL, timed_out = true
   int64_t file_size_limit = -1;                           // RLIMIT_FSIZE in bytes (-1 = none)
+  int64_t address_space_limit = -1;                       // RLIMIT_AS in bytes (-1 = none):
+                                                          // a runaway child cannot take the
+                                                          // machine's memory
 };
 
 struct ChildResult {

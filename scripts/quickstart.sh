@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The quickstart: install what is missing, build, fetch the sample corpus, train
+# configs/mini.yaml (the tokenizer is trained first when missing), evaluate the final
+# checkpoint, print its masked-token accuracy and draw the training curves.
+# About 10 minutes on 2 CPU cores. Re-running continues (or just re-evaluates) runs/mini.
+#   scripts/quickstart.sh [extra mlm-train arguments, e.g. --set train.max_steps=200]
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+build="${MLM_BUILD_DIR:-$root/build}"
+config=configs/mini.yaml
+run_dir=runs/mini
+
+echo "== [1/6] system packages"
+scripts/setup.sh
+
+echo "== [2/6] build (Release, Ninja) in $build"
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+ninja -C "$build" mlm-train mlm-eval
+
+echo "== [3/6] sample corpus"
+scripts/get_sample_corpus.sh
+
+echo "== [4/6] train $config"
+start=$(date +%s)
+"$build/mlm-train" --config "$config" --resume latest "$@"
+echo "trained in $(( $(date +%s) - start ))s"
+
+echo "== [5/6] evaluate the final checkpoint"
+checkpoint="$(ls -d "$run_dir"/checkpoints/step_* | sort | tail -n 1)"
+result="$("$build/mlm-eval" --config "$config" --checkpoint "$checkpoint" --json)"
+echo "$result"
+/usr/bin/python3 - "$result" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+print(f"masked-token accuracy {r['masked_accuracy']:.4f}  (MLM loss {r['mlm_loss']:.4f}, "
+      f"perplexity {r['perplexity']:.1f}, {r['num_masked']} masked tokens)")
+PY
+
+echo "== [6/6] training curves"
+/usr/bin/python3 scripts/plot_metrics.py "$run_dir"
