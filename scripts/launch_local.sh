@@ -14,7 +14,6 @@
 # MASTER_ADDR (default 127.0.0.1), MASTER_PORT (default a free port),
 # OMP_NUM_THREADS (default: this machine's cores divided by N, at least 1).
 set -u -o pipefail
-set -m  # every rank in its own process group: a terminal Ctrl-C reaches only this script
 
 if ((BASH_VERSINFO[0] < 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] < 1))); then
   echo "$0: needs bash 5.1 or newer (wait -n -p), this is $BASH_VERSION" >&2
@@ -70,10 +69,20 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$((cores / nranks > 0 ? cores / nranks
 export WORLD_SIZE=$nranks LOCAL_WORLD_SIZE=$nranks
 unset TORCHELASTIC_USE_AGENT_STORE  # rank 0 hosts the store
 
+prefix_lines() {  # the output filter of rank $1: immune to Ctrl-C, so that a rank still
+  trap '' INT TERM  # writing its checkpoint and last log lines has somewhere to write them
+  exec sed -u "s/^/[rank $1] /"
+}
+
+# Each rank runs in its own session (env and setsid exec in place, so $! is the rank): a
+# terminal Ctrl-C reaches only this script, which passes it on exactly once (twice would
+# force-quit). env restores SIGINT, which bash leaves ignored in background commands.
+default_int=()
+env --default-signal=INT true 2>/dev/null && default_int=(env --default-signal=INT)
 declare -A running=()  # pid -> rank
 for ((rank = 0; rank < nranks; rank++)); do
-  RANK=$rank LOCAL_RANK=$rank "$exe" --config "$config" "$@" \
-    > >(sed -u "s/^/[rank $rank] /") 2> >(sed -u "s/^/[rank $rank] /" >&2) &
+  RANK=$rank LOCAL_RANK=$rank "${default_int[@]}" setsid "$exe" --config "$config" "$@" \
+    > >(prefix_lines "$rank") 2> >(prefix_lines "$rank" >&2) &
   running[$!]=$rank
 done
 echo "launch_local: $nranks rank(s) of $exe, store $MASTER_ADDR:$MASTER_PORT" >&2
@@ -108,12 +117,17 @@ while ((${#running[@]} > 0)); do
         echo "launch_local: stopping the other ranks" >&2
         signal_ranks TERM
         grace=${MLM_LAUNCH_GRACE_S:-30}
-        ( sleep "$grace"; for pid in "${!running[@]}"; do kill -KILL "$pid" 2>/dev/null; done ) &
+        (
+          trap 'exit 0' TERM  # all ranks ended in time
+          sleep "$grace" &
+          wait $!
+          for pid in "${!running[@]}"; do kill -KILL "$pid" 2>/dev/null; done
+        ) &
         killer=$!
       fi
     fi
   fi
 done
-[[ -n $killer ]] && kill -- "-$killer" 2>/dev/null
+[[ -n $killer ]] && kill "$killer" 2>/dev/null
 wait 2>/dev/null  # the output filters
 exit "$first_failure"
