@@ -1,6 +1,100 @@
-// mlm-bench: not implemented yet (its issue fills it in).
+// mlm-bench: times full training steps (forward, backward, clipping, AdamW) at the configured
+// shape and precision, on synthetic ids or (--data) the real pipeline, and reports tokens/s,
+// the time split, MFU against a peak measured in the same run, and peak memory.
+// docs/PERFORMANCE.md holds the figures and scripts/bench_vs_pytorch.sh the comparison.
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
 #include "cli/common/cli_app.h"
+#include "mlm/train/bench/bench_runner.h"
+
+namespace {
+
+struct Options {
+  mlm::cli::ConfigOptions config;
+  mlm::train::bench::BenchOptions bench;
+  bool json = false;
+};
+
+nlohmann::json to_json(const mlm::train::bench::BenchResult& r, const Options& options) {
+  return {{"tokens_per_s", r.tokens_per_s},
+          {"step_s", r.step_s},
+          {"data_s", r.data_s},
+          {"forward_s", r.forward_s},
+          {"backward_s", r.backward_s},
+          {"optimizer_s", r.optimizer_s},
+          {"mfu", r.mfu},
+          {"peak_gflops", r.peak_gflops},
+          {"model_gflops_per_s", r.tokens_per_s * r.train_flops_per_token / 1e9},
+          {"peak_rss_mb", r.peak_rss_mb},
+          {"params", r.params},
+          {"precision", r.precision},
+          {"device", r.device},
+          {"batch", r.batch},
+          {"seq_len", r.seq_len},
+          {"layers", r.layers},
+          {"hidden", r.hidden},
+          {"vocab", r.vocab},
+          {"threads", r.threads},
+          {"steps", r.steps},
+          {"warmup", options.bench.warmup},
+          {"tokens_per_step", r.tokens_per_step},
+          {"masked_per_step", r.masked_per_step},
+          {"loss", r.loss},
+          {"data", r.real_data ? "pipeline" : "synthetic"}};
+}
+
+void print_text(const mlm::train::bench::BenchResult& r) {
+  const auto share = [&](double s) { return r.step_s > 0 ? 100.0 * s / r.step_s : 0.0; };
+  std::printf("mlm-bench: %lld layers, hidden %lld, vocab %lld, batch %lld x seq %lld, %s on %s, "
+              "%lld threads, %s data, %lld params\n",
+              static_cast<long long>(r.layers), static_cast<long long>(r.hidden),
+              static_cast<long long>(r.vocab), static_cast<long long>(r.batch),
+              static_cast<long long>(r.seq_len), r.precision.c_str(), r.device.c_str(),
+              static_cast<long long>(r.threads), r.real_data ? "pipeline" : "synthetic",
+              static_cast<long long>(r.params));
+  std::printf("  %.1f tokens/s, %.4f s/step over %lld steps (loss %.4f)\n", r.tokens_per_s, r.step_s,
+              static_cast<long long>(r.steps), r.loss);
+  std::printf("  data %.4f s (%.1f%%) | forward %.4f s (%.1f%%) | backward %.4f s (%.1f%%) | "
+              "optimizer %.4f s (%.1f%%)\n",
+              r.data_s, share(r.data_s), r.forward_s, share(r.forward_s), r.backward_s,
+              share(r.backward_s), r.optimizer_s, share(r.optimizer_s));
+  std::printf("  MFU %.3f (%.1f model GFLOP/s of a measured %.1f GFLOP/s %s peak) | peak RSS %.0f MB\n",
+              r.mfu, r.tokens_per_s * r.train_flops_per_token / 1e9, r.peak_gflops,
+              r.precision.c_str(), r.peak_rss_mb);
+}
+
+int run(const Options& options) {
+  mlm::config::RunConfig config;
+  if (!options.config.load(config)) return 0;
+  const auto result = mlm::train::bench::run_benchmark(config, options.bench);
+  if (options.json) {
+    std::cout << to_json(result, options).dump() << std::endl;
+  } else {
+    print_text(result);
+  }
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  return mlm::cli::run_main("mlm-bench", "mlm-bench (not implemented yet)", argc, argv, nullptr, nullptr);
+  Options options;
+  return mlm::cli::run_main(
+      "mlm-bench", "Time full training steps at the configured shape: tokens/s, time split, MFU",
+      argc, argv,
+      [&](CLI::App& app) {
+        options.config.add_to(app);
+        app.add_option("--steps", options.bench.steps, "Timed training steps")
+            ->capture_default_str()
+            ->check(CLI::PositiveNumber);
+        app.add_option("--warmup", options.bench.warmup, "Untimed steps first")
+            ->capture_default_str()
+            ->check(CLI::NonNegativeNumber);
+        app.add_flag("--json", options.json, "Print one JSON object");
+        app.add_flag("--data", options.bench.real_data,
+                     "Real pipeline (tokenizer, streaming dataset, masking) instead of synthetic ids");
+      },
+      [&] { return run(options); });
 }

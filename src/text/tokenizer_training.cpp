@@ -1,8 +1,6 @@
 // Training a sentencepiece model from the corpus through the library API, fed by a sentence
 // iterator over our own document reader (so txt, jsonl and gzip all work, and the amount
 // read is bounded however large the corpus is).
-#include <sentencepiece_processor.h>
-#include <sentencepiece_trainer.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -19,10 +17,7 @@
 #include "mlm/text/utf8.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
-
-namespace sentencepiece::logging {
-void SetMinLogLevel(int level);  // exported by libsentencepiece, not declared in its headers
-}
+#include "spm_library.h"
 
 namespace mlm::text {
 namespace {
@@ -38,7 +33,9 @@ constexpr uint64_t kTrainingSeed = 20240611;
 // price: a huge single file is sampled from its beginning.
 constexpr int64_t kReadFactor = 4;
 
-class CorpusSentenceIterator : public sentencepiece::SentenceIterator {
+// Exceptions must not cross the bridge's C interface: a reading error ends the sentences and
+// is rethrown after training returns.
+class CorpusSentenceIterator {
  public:
   CorpusSentenceIterator(std::vector<CorpusFile> files, const ReadOptions& options,
                          int64_t max_sentences, size_t max_sentence_bytes)
@@ -50,10 +47,18 @@ class CorpusSentenceIterator : public sentencepiece::SentenceIterator {
     Next();
   }
 
-  bool done() const override { return done_; }
-  const std::string& value() const override { return sentence_; }
-  sentencepiece::util::Status status() const override { return {}; }
-  void Next() override {
+  /// MlmSpmSentenceSource: the current sentence, then advances; 0 when none is left.
+  static int source(void* context, const char** data, size_t* size) {
+    auto* self = static_cast<CorpusSentenceIterator*>(context);
+    if (self->done_) return 0;
+    self->handed_out_ = self->sentence_;
+    *data = self->handed_out_.data();
+    *size = self->handed_out_.size();
+    self->Next();
+    return 1;
+  }
+
+  void Next() {
     try {
       advance();
     } catch (...) {
@@ -129,6 +134,7 @@ class CorpusSentenceIterator : public sentencepiece::SentenceIterator {
   int64_t from_file_ = 0;
   int64_t total_ = 0;
   std::string sentence_;
+  std::string handed_out_;
   bool done_ = false;
   std::exception_ptr error_;
 };
@@ -171,13 +177,23 @@ void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<s
                                    static_cast<size_t>(config.max_sentence_length));
   log::info("text", "training a {} tokenizer of {} pieces from {}",
             args["model_type"], config.vocab_size, files.front() + (files.size() > 1 ? ", ..." : ""));
-  sentencepiece::SetRandomGeneratorSeed(static_cast<unsigned>(kTrainingSeed));
-  sentencepiece::logging::SetMinLogLevel(spdlog::get_level() <= spdlog::level::debug ? 0 : 1);
+  std::vector<const char*> keys, values;
+  for (const auto& [key, value] : args) {
+    keys.push_back(key.c_str());
+    values.push_back(value.c_str());
+  }
   std::string model_proto;
-  const auto status = sentencepiece::SentencePieceTrainer::Train(args, &sentences, &model_proto);
+  char error[1024] = {};
+  const bool ok = spm_api().train(
+      keys.data(), values.data(), keys.size(), CorpusSentenceIterator::source, &sentences,
+      static_cast<unsigned>(kTrainingSeed), spdlog::get_level() <= spdlog::level::debug ? 0 : 1,
+      [](void* context, const char* data, size_t size) {
+        static_cast<std::string*>(context)->assign(data, size);
+      },
+      &model_proto, error, sizeof error);
   if (sentences.error()) std::rethrow_exception(sentences.error());
-  if (!status.ok()) {
-    throw ConfigError("tokenizer training failed: " + status.ToString() +
+  if (!ok) {
+    throw ConfigError(std::string("tokenizer training failed: ") + error +
                           " (check tokenizer.vocab_size against the corpus size)",
                       "tokenizer.vocab_size");
   }

@@ -119,7 +119,7 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   std::optional<data::DataPosition> position;
   if (const auto dir = resolve_resume()) {
     position = resume_from(*dir);
-  } else {
+  } else if (options_.resume.empty()) {
     refuse_existing_checkpoints();
   }
   dataset_ = std::make_unique<data::StreamingDataset>(config_, *tokenizer_, data::Split::train,
@@ -229,15 +229,14 @@ bool Trainer::train_step(StepStats& stats) {
   state_.step = step;
   state_.tokens_seen += stats.tokens;
 
+  window_.tokens += global[2];
+  if (stats.skipped) return true;  // a skipped step's NaN must not poison the averages
   window_.loss_sum += sums[0];
   window_.correct += sums[1];
   window_.masked += global[0];
   window_.nsp_loss_sum += sums[2];
   window_.nsp_correct += sums[3];
   window_.nsp_pairs += global[1];
-  window_.tokens += global[2];
-  window_.steps += 1;
-  if (std::isfinite(grad_norm)) window_.grad_norm_sum += grad_norm;
   return true;
 }
 

@@ -34,6 +34,8 @@ inline std::vector<std::string> tiny_overrides(const fs::path& out_dir,
   std::vector<std::string> sets = {
       "train.output_dir=" + out_dir.string(),
       "tokenizer.model=" + std::string(MLM_BINARY_DIR) + "/test-train/spm_tiny.model",
+      // The fixture corpus supports only ~230 unigram pieces; tiny.yaml asks for 1000.
+      "tokenizer.vocab_size=200",
       "data.train_files=[" + corpus + "train.txt]",
       "data.valid_files=[" + corpus + "valid.txt]",
       "train.threads=1",

@@ -69,7 +69,8 @@ TEST(Trainer, AccumulationEqualsOneBigBatch) {
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(one_by_eight.steps[i].num_masked, four_by_two.steps[i].num_masked);
     EXPECT_NEAR(one_by_eight.steps[i].loss, four_by_two.steps[i].loss, 1e-6);
-    EXPECT_NEAR(one_by_eight.steps[i].grad_norm, four_by_two.steps[i].grad_norm, 1e-6);
+    EXPECT_NEAR(one_by_eight.steps[i].grad_norm, four_by_two.steps[i].grad_norm,
+                1e-5 * one_by_eight.steps[i].grad_norm);
   }
   expect_params_near(one_by_eight.params, four_by_two.params, 1e-6);
   EXPECT_EQ(one_by_eight.position, four_by_two.position);
@@ -112,6 +113,27 @@ TEST(Trainer, ResumeContinuesExactly) {
     if (row.contains("loss")) resumed_losses.push_back(row["loss"].get<double>());
   EXPECT_EQ(resumed_losses.size(), 8u);
   EXPECT_EQ(resumed_losses, straight_losses);
+}
+
+TEST(Trainer, Bf16AutocastTrainsAndResumesWithinTolerance) {
+  const std::vector<std::string> sets = {"train.precision=bf16", "train.max_steps=6",
+                                         "checkpoint.every_steps=0", "eval.every_steps=0",
+                                         "eval.max_batches=1"};
+  const auto straight = train(tiny_config(fresh_dir("bf16_straight"), sets));
+  ASSERT_EQ(straight.steps.size(), 6u);
+  for (const auto& s : straight.steps) EXPECT_TRUE(std::isfinite(s.loss)) << "step " << s.step;
+  // fp32 master weights: autocast must not leave bf16 parameters behind.
+  for (const auto& p : straight.params) EXPECT_EQ(p.scalar_type(), torch::kFloat32);
+
+  const auto dir = fresh_dir("bf16_split");
+  train(tiny_config(dir, sets), "", [](const StepStats& s) {
+    if (s.step == 3) std::raise(SIGTERM);
+  });
+  const auto resumed = train(tiny_config(dir, sets), "latest");
+  ASSERT_EQ(resumed.steps.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_NEAR(resumed.steps[i].loss, straight.steps[i + 3].loss, 1e-4 * straight.steps[i + 3].loss);
+  }
 }
 
 TEST(Trainer, NonFiniteStepIsSkippedAndRunContinues) {
@@ -225,8 +247,11 @@ TEST_F(TrainerCheckpoints, LatestSkipsACorruptCheckpointExplicitResumeNamesTheFi
   const auto step4 = run / "checkpoints" / "step_00000004";
   {
     std::fstream f(step4 / "model.pt", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(200);
+    char c = 0;
+    f.get(c);
     f.seekp(200);
-    f.put('\x7f');
+    f.put(static_cast<char>(c ^ 0x5a));
   }
   {
     Trainer trainer(tiny_config(run, sets_), {"latest", nullptr});

@@ -6,12 +6,6 @@ endif()
 find_path(SentencePiece_INCLUDE_DIR sentencepiece_processor.h HINTS ${PC_SENTENCEPIECE_INCLUDE_DIRS})
 find_library(SentencePiece_LIBRARY sentencepiece HINTS ${PC_SENTENCEPIECE_LIBRARY_DIRS})
 find_library(SentencePiece_TRAIN_LIBRARY sentencepiece_train HINTS ${PC_SENTENCEPIECE_LIBRARY_DIRS})
-# Debian's libsentencepiece exports its own instantiations of protobuf templates
-# (internal::MergeFromImpl). When it precedes libprotobuf in the symbol lookup order,
-# libprotobuf's static initialisers bind to those copies and crash before main() in any
-# program that also loads LibTorch (which pulls in libonnx_proto). Naming libprotobuf first,
-# and keeping it even under --as-needed, makes protobuf's own definitions win.
-find_library(SentencePiece_PROTOBUF_LIBRARY protobuf)
 include(FindPackageHandleStandardArgs)
 find_package_handle_standard_args(SentencePiece
   REQUIRED_VARS SentencePiece_LIBRARY SentencePiece_TRAIN_LIBRARY SentencePiece_INCLUDE_DIR)
@@ -20,8 +14,4 @@ if(SentencePiece_FOUND AND NOT TARGET SentencePiece::SentencePiece)
   set_target_properties(SentencePiece::SentencePiece PROPERTIES
     INTERFACE_INCLUDE_DIRECTORIES "${SentencePiece_INCLUDE_DIR}"
     INTERFACE_LINK_LIBRARIES "${SentencePiece_TRAIN_LIBRARY};${SentencePiece_LIBRARY}")
-  if(SentencePiece_PROTOBUF_LIBRARY)
-    set_property(TARGET SentencePiece::SentencePiece PROPERTY INTERFACE_LINK_LIBRARIES
-      "-Wl,--no-as-needed;${SentencePiece_PROTOBUF_LIBRARY};-Wl,--as-needed;${SentencePiece_TRAIN_LIBRARY};${SentencePiece_LIBRARY}")
-  endif()
 endif()

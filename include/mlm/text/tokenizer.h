@@ -13,10 +13,6 @@
 #include "mlm/text/corpus_files.h"
 #include "mlm/text/vocab_info.h"
 
-namespace sentencepiece {
-class SentencePieceProcessor;
-}
-
 namespace mlm::text {
 
 inline constexpr const char* kSpecialPieces[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
@@ -54,7 +50,8 @@ class Tokenizer {
   Tokenizer() = default;
   void init(const std::string& origin);
 
-  std::shared_ptr<const sentencepiece::SentencePieceProcessor> processor_;
+  std::shared_ptr<void> processor_;  // a sentencepiece processor inside the bridge
+                                     // (src/text/spm_library.h), shared by copies
   VocabInfo vocab_;
   std::string path_;
   std::string serialized_;

@@ -114,7 +114,7 @@ class Trainer {
 
   // Logging window (since the last log line) and this process's clock.
   struct Window {
-    double loss_sum = 0, correct = 0, masked = 0, tokens = 0, steps = 0, grad_norm_sum = 0;
+    double loss_sum = 0, correct = 0, masked = 0, tokens = 0;
     double nsp_loss_sum = 0, nsp_correct = 0, nsp_pairs = 0;
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   } window_;

@@ -1,0 +1,21 @@
+#pragma once
+// Model FLOPs per trained token, DESIGN.md "Measuring speed": the figure MFU divides by.
+#include <cstdint>
+
+#include "mlm/config/run_config.h"
+
+namespace mlm::train::bench {
+
+/// forward = 2·L·(4H² + 2HI) + 4·L·S·H + 2·p·(H² + H·V), with p the masked fraction when the
+/// MLM head runs on selected positions only (model.sparse_head) and 1 otherwise. V is the real
+/// (unpadded) vocabulary, as in the eager-PyTorch peer, so both count the same work.
+double forward_flops_per_token(const config::ModelConfig& model, int64_t seq_len, int64_t vocab,
+                               double mlm_probability);
+
+/// Forward + backward: 3 × forward.
+inline double train_flops_per_token(const config::ModelConfig& model, int64_t seq_len,
+                                    int64_t vocab, double mlm_probability) {
+  return 3.0 * forward_flops_per_token(model, seq_len, vocab, mlm_probability);
+}
+
+}  // namespace mlm::train::bench

@@ -1,0 +1,130 @@
+// mlm-bench end to end on the tiny config: --json prints one object whose figures are
+// present and sane. Speed itself is never asserted here (docs/PERFORMANCE.md, benchmarks).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "config/config_test_util.h"
+#include "mlm/test_paths.h"
+
+namespace mlm::cli {
+namespace {
+
+using config::testing::TempDir;
+
+struct Run {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+Run mlm_bench(const TempDir& dir, const std::vector<std::string>& args) {
+  const std::string out = (dir.path() / "stdout.txt").string();
+  const std::string err = (dir.path() / "stderr.txt").string();
+  std::string command = "cd " + shell_quote(dir.path().string()) + " && " +
+                        shell_quote(std::string(MLM_BINARY_DIR) + "/mlm-bench");
+  for (const auto& arg : args) command += " " + shell_quote(arg);
+  command += " >" + shell_quote(out) + " 2>" + shell_quote(err) + " </dev/null";
+  const int status = std::system(command.c_str());
+  Run run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = slurp(out);
+  run.err = slurp(err);
+  return run;
+}
+
+std::string tiny_config() { return std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"; }
+
+void expect_positive_finite(const nlohmann::json& j, const char* key) {
+  ASSERT_TRUE(j.contains(key)) << key << " missing in " << j.dump();
+  ASSERT_TRUE(j[key].is_number()) << key << " is not a number in " << j.dump();
+  const double v = j[key].get<double>();
+  EXPECT_TRUE(std::isfinite(v) && v > 0) << key << " = " << v;
+}
+
+void expect_sane_report(const Run& run, const std::string& data) {
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // Exactly one JSON object on stdout (logs go to stderr).
+  ASSERT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 1) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  for (const char* key : {"tokens_per_s", "step_s", "forward_s", "backward_s", "optimizer_s", "mfu",
+                          "peak_gflops", "peak_rss_mb", "params", "batch", "seq_len", "layers",
+                          "hidden", "vocab", "threads"}) {
+    expect_positive_finite(j, key);
+  }
+  EXPECT_LE(j["mfu"].get<double>(), 1.0);
+  EXPECT_EQ(j["precision"], "fp32");
+  EXPECT_EQ(j["data"], data);
+  // The tiny config's shape: 2 layers, 128 wide, 8 x 64, a 1000-piece vocabulary.
+  EXPECT_EQ(j["layers"], 2);
+  EXPECT_EQ(j["hidden"], 128);
+  EXPECT_EQ(j["batch"], 8);
+  EXPECT_EQ(j["seq_len"], 64);
+  EXPECT_EQ(j["vocab"], 1000);
+  EXPECT_EQ(j["steps"], 2);
+  // The phases add up to the step; the step's tokens over its time is tokens_per_s.
+  const double parts = j["data_s"].get<double>() + j["forward_s"].get<double>() +
+                       j["backward_s"].get<double>() + j["optimizer_s"].get<double>();
+  EXPECT_NEAR(parts, j["step_s"].get<double>(), 1e-9 + 1e-6 * parts);
+  EXPECT_NEAR(j["tokens_per_s"].get<double>() * j["step_s"].get<double>(),
+              j["tokens_per_step"].get<double>(), 1e-6 * j["tokens_per_step"].get<double>());
+  // A freshly initialised model predicts about uniformly: loss near ln(1000) = 6.9.
+  EXPECT_GT(j["loss"].get<double>(), 5.0);
+  EXPECT_LT(j["loss"].get<double>(), 9.0);
+}
+
+TEST(BenchCli, SyntheticJsonReportsSaneFields) {
+  TempDir dir;
+  const auto run = mlm_bench(dir, {"--config", tiny_config(), "--steps", "2", "--warmup", "1", "--json"});
+  expect_sane_report(run, "synthetic");
+  // Synthetic batches have no padding: every position is a token.
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["tokens_per_step"].get<double>(), 8.0 * 64.0);
+}
+
+TEST(BenchCli, RealPipelineJsonReportsSaneFields) {
+  TempDir dir;
+  const std::string corpus = std::string(MLM_FIXTURES_DIR) + "/corpus/train.txt";
+  const auto run = mlm_bench(
+      dir, {"--config", tiny_config(), "--steps", "2", "--warmup", "1", "--json", "--data", "--set",
+            "tokenizer.model=" + (dir.path() / "spm.model").string(), "--set",
+            "data.train_files=[" + corpus + "]"});
+  expect_sane_report(run, "pipeline");
+}
+
+TEST(BenchCli, BadStepsIsOneLineUsageError) {
+  TempDir dir;
+  const auto run = mlm_bench(dir, {"--config", tiny_config(), "--steps", "0"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_NE(run.err.find("--steps"), std::string::npos) << run.err;
+  EXPECT_TRUE(run.out.empty()) << run.out;
+}
+
+TEST(BenchCli, NonMlmObjectiveIsConfigError) {
+  TempDir dir;
+  const auto run = mlm_bench(dir, {"--config", tiny_config(), "--set", "model.objective=nsp"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("model.objective"), std::string::npos) << run.err;
+}
+
+}  // namespace
+}  // namespace mlm::cli
