@@ -24,6 +24,7 @@ nlohmann::json to_json(const mlm::train::bench::BenchResult& r, const Options& o
           {"forward_s", r.forward_s},
           {"backward_s", r.backward_s},
           {"optimizer_s", r.optimizer_s},
+          {"cpu_s", r.cpu_s},
           {"mfu", r.mfu},
           {"peak_gflops", r.peak_gflops},
           {"model_gflops_per_s", r.tokens_per_s * r.train_flops_per_token / 1e9},
@@ -60,6 +61,8 @@ void print_text(const mlm::train::bench::BenchResult& r) {
               "optimizer %.4f s (%.1f%%)\n",
               r.data_s, share(r.data_s), r.forward_s, share(r.forward_s), r.backward_s,
               share(r.backward_s), r.optimizer_s, share(r.optimizer_s));
+  std::printf("  CPU %.4f s/step (%.2f cores busy of %lld threads)\n", r.cpu_s,
+              r.step_s > 0 ? r.cpu_s / r.step_s : 0.0, static_cast<long long>(r.threads));
   std::printf("  MFU %.3f (%.1f model GFLOP/s of a measured %.1f GFLOP/s %s peak) | peak RSS %.0f MB\n",
               r.mfu, r.tokens_per_s * r.train_flops_per_token / 1e9, r.peak_gflops,
               r.precision.c_str(), r.peak_rss_mb);

@@ -71,8 +71,7 @@ StreamEvent DocumentStream::next(StreamDocument& doc) {
         is_held_out(doc_.text, options_.held_out_fraction) != (options_.holdout == Holdout::held_out_only)) {
       continue;
     }
-    const int64_t index = cursor_.doc_index++;
-    if (index % options_.world_size != options_.rank) continue;
+    ++cursor_.doc_index;
     doc.text.swap(doc_.text);
     doc.epoch = epoch_;
     doc.start = start;

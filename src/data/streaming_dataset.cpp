@@ -33,10 +33,10 @@ StreamingDataset::StreamingDataset(const config::RunConfig& config, const text::
                       "data.seq_len");
   }
 
+  // Every rank reads the whole stream (no rank in these options): the ranks split it by
+  // sequence in produce(). See the header for why.
   StreamOptions stream;
   stream.read = text::ReadOptions::from(data);
-  stream.rank = rank;
-  stream.world_size = world_size;
   stream.seed = seed_;
   stream.held_out_fraction = data.valid_fraction;
   if (split == Split::train) {
@@ -80,11 +80,18 @@ StreamingDataset::StreamingDataset(const config::RunConfig& config, const text::
       throw DataError("data position: file_index " + std::to_string(resume->file_index) +
                       " is out of range");
     }
+    // A rank's position sits just after one of its own sequences (or at the very start).
+    if (resume->samples < 0 || resume->chunk_emitted < 0 ||
+        (resume->samples > 0 && (resume->samples - 1) % world_size != rank)) {
+      throw DataError("data position: samples " + std::to_string(resume->samples) +
+                      " is not a position of rank " + std::to_string(rank) + " of " +
+                      std::to_string(world_size));
+    }
     position_ = *resume;
   }
   log::info("data", "{} split: {} file(s), rank {} of {}, epoch {}{}", split_name(split),
             stream.files.size(), rank, world_size, position_.epoch,
-            resume ? ", resuming at " + std::to_string(position_.samples) + " sequences" : "");
+            resume ? ", resuming at global sequence " + std::to_string(position_.samples) : "");
 
   const StreamCursor cursor{position_.file_index, position_.byte_offset, position_.line,
                             position_.doc_index};
@@ -101,7 +108,7 @@ StreamingDataset::StreamingDataset(const config::RunConfig& config, const text::
 
   next_chunk_index_ = position_.chunk_index;
   skip_ = position_.chunk_emitted;
-  samples_ = position_.samples;
+  global_ = position_.samples;
   epoch_from_start_ = is_epoch_start(position_);
 
   if (data.num_workers > 0) producer_ = std::thread([this] { producer_loop(); });
@@ -127,7 +134,7 @@ DataPosition StreamingDataset::make_position(const PackPosition& start, int64_t 
   p.token_offset = start.token_offset;
   p.chunk_index = chunk_index;
   p.chunk_emitted = emitted;
-  p.samples = samples_;
+  p.samples = global_;
   p.rank = rank_;
   p.world_size = world_size_;
   p.corpus = corpus_;
@@ -152,11 +159,7 @@ void StreamingDataset::fill_chunk() {
       break;
     }
     if (epoch_from_start_ && epoch_sequences_ == 0) {
-      throw DataError("the " + split_name(split_) + " split packs into no sequence" +
-                      (world_size_ > 1 ? " for rank " + std::to_string(rank_) + " of " +
-                                             std::to_string(world_size_) +
-                                             " (fewer documents than ranks?)"
-                                       : " (empty corpus?)"));
+      throw DataError("the " + split_name(split_) + " split packs into no sequence (empty corpus?)");
     }
     epoch_from_start_ = true;
     epoch_sequences_ = 0;
@@ -165,10 +168,12 @@ void StreamingDataset::fill_chunk() {
   }
   next_start_ = packer_->position();
   if (shuffle_chunk_ > 1) {
+    // The same permutation on every rank. The trailing 0 stood for the rank when ranks
+    // shuffled their own shards; it stays so single-process streams (and their saved
+    // positions) are unchanged.
     order_ = seeded_permutation(static_cast<int64_t>(chunk_.size()),
                                 mix_seed({seed_, 0x5B0FFull, static_cast<uint64_t>(chunk_start_.epoch),
-                                          static_cast<uint64_t>(chunk_index_),
-                                          static_cast<uint64_t>(rank_)}));
+                                          static_cast<uint64_t>(chunk_index_), uint64_t{0}}));
   } else {
     order_.assign(chunk_.size(), 0);
     for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int64_t>(i);
@@ -178,14 +183,20 @@ void StreamingDataset::fill_chunk() {
 }
 
 bool StreamingDataset::produce(Output& out) {
-  while (chunk_pos_ >= chunk_.size()) {
-    if (stream_ended_) return false;
-    fill_chunk();
+  // Walk the global stream; keep global sequence g when g % world_size == rank.
+  for (;;) {
+    while (chunk_pos_ >= chunk_.size()) {
+      if (stream_ended_) return false;
+      fill_chunk();
+    }
+    const size_t slot = static_cast<size_t>(order_[chunk_pos_++]);
+    const int64_t g = global_++;
+    if (g % world_size_ == rank_) {
+      out.sequence = std::move(chunk_[slot]);
+      out.sequence.sample_id = static_cast<uint64_t>(g);
+      break;
+    }
   }
-  out.sequence = std::move(chunk_[order_[chunk_pos_++]]);
-  out.sequence.sample_id = static_cast<uint64_t>(samples_) * static_cast<uint64_t>(world_size_) +
-                           static_cast<uint64_t>(rank_);
-  ++samples_;
   out.after = chunk_pos_ < chunk_.size()
                   ? make_position(chunk_start_, chunk_index_, static_cast<int64_t>(chunk_pos_))
                   : make_position(next_start_, next_chunk_index_, 0);
@@ -243,7 +254,9 @@ bool StreamingDataset::next(PackedSequence& sequence) {
 
 DataCounters StreamingDataset::counters() const {
   DataCounters c;
-  c.sequences = position_.samples;
+  // This rank's share of the global sequences before its position: g < samples, g % N == r.
+  const int64_t before = position_.samples - rank_;
+  c.sequences = before > 0 ? (before - 1) / world_size_ + 1 : 0;
   c.tokens = tokens_;
   c.documents = pipeline_->documents();
   const auto reader = pipeline_->reader_counters();

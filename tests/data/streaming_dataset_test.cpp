@@ -189,46 +189,112 @@ TEST(StreamingDataset, HeldOutSplitIsStableAndDisjoint) {
   EXPECT_EQ(train_tokens + valid_tokens, all_tokens);
 }
 
+// Sequence-level sharding: rank r of N takes global sequences g % N == r of the one global
+// stream. Over one epoch the ranks' sequences are disjoint and together exactly the epoch of
+// a single process, in its order when interleaved.
 TEST(StreamingDataset, RanksPartitionAnEpochExactly) {
   const auto& tok = fixture_tokenizer();
   auto c = base_config();
   c.data.cross_documents = false;
   c.data.valid_fraction = 0;
-  auto epoch_of = [&](int rank, int world) {
-    StreamingDataset ds(c, tok, Split::train, rank, world);
-    std::vector<PackedSequence> out;
-    PackedSequence s;
-    while (ds.next(s) && ds.epoch() == 0) {
-      EXPECT_EQ(s.sample_id % world, static_cast<uint64_t>(rank));
-      out.push_back(s);
-    }
-    out.push_back(s);  // the sequence that closed the epoch belongs to it
-    return out;
-  };
-  const auto whole = content_tokens(epoch_of(0, 1));
+  StreamingDataset single(c, tok, Split::train);
+  std::vector<PackedSequence> epoch0;
+  PackedSequence s;
+  while (single.next(s)) {
+    epoch0.push_back(s);
+    if (single.epoch() > 0) break;  // that sequence closed epoch 0
+  }
+  const auto n = static_cast<uint64_t>(epoch0.size());
+  ASSERT_GT(n, 20u);
   for (int world : {2, 3}) {
+    SCOPED_TRACE("world size " + std::to_string(world));
+    std::vector<std::vector<PackedSequence>> ranks(static_cast<size_t>(world));
     std::map<int32_t, int64_t> sum;
     for (int rank = 0; rank < world; ++rank) {
-      for (const auto& [id, n] : content_tokens(epoch_of(rank, world))) sum[id] += n;
+      StreamingDataset ds(c, tok, Split::train, rank, world);
+      while (ds.next(s) && s.sample_id < n) {
+        EXPECT_EQ(s.sample_id % world, static_cast<uint64_t>(rank));
+        ranks[rank].push_back(s);
+      }
+      EXPECT_EQ(ds.epoch(), 1) << "rank " << rank << " ran past epoch 0";
+      for (const auto& [id, k] : content_tokens(ranks[rank])) sum[id] += k;
     }
-    EXPECT_EQ(sum, whole) << "world size " << world;
-  }
-  // Document level: disjoint, and together all of them.
-  std::vector<text::CorpusFile> files = {{corpus_path("train.txt"), text::FileFormat::text}};
-  std::multiset<std::string> seen;
-  for (int rank = 0; rank < 3; ++rank) {
-    StreamOptions o;
-    o.files = files;
-    o.rank = rank;
-    o.world_size = 3;
-    DocumentStream stream(o, 0, {});
-    StreamDocument d;
-    while (stream.next(d) == StreamEvent::document) {
-      EXPECT_EQ(d.start.doc_index % 3, rank);
-      seen.insert(d.text);
+    EXPECT_EQ(sum, content_tokens(epoch0));
+    std::vector<PackedSequence> interleaved;
+    for (uint64_t g = 0; g < n; ++g) {
+      const auto& mine = ranks[g % world];
+      ASSERT_LT(g / world, mine.size()) << "global sequence " << g << " is missing";
+      interleaved.push_back(mine[g / world]);
     }
+    size_t total = 0;
+    for (const auto& r : ranks) total += r.size();
+    EXPECT_EQ(total, n);
+    expect_same(interleaved, epoch0);
   }
-  EXPECT_EQ(static_cast<int64_t>(seen.size()), count_docs(corpus_path("train.txt")));
+}
+
+// The contract the data-parallel trainer relies on (N ranks x micro-batch B == one process x
+// N·B): the single-process stream, dealt round-robin, is rank 0, 1, ..., N-1's streams —
+// same ids, token types, labels and sample_id (so the same masks) — across epoch ends, for
+// every objective and worker count.
+TEST(StreamingDataset, RanksAreTheSingleStreamDealtRoundRobin) {
+  const auto& tok = fixture_tokenizer();
+  struct Case {
+    config::Objective objective;
+    int world, workers;
+  };
+  for (const auto& k : {Case{config::Objective::mlm, 2, 2}, Case{config::Objective::mlm, 3, 0},
+                        Case{config::Objective::nsp, 2, 1}, Case{config::Objective::sop, 3, 2}}) {
+    SCOPED_TRACE(std::string(config::to_string(k.objective)) + ", world " + std::to_string(k.world) + ", workers " +
+                 std::to_string(k.workers));
+    auto c = base_config();
+    c.model.objective = k.objective;
+    c.data.num_workers = k.workers;
+    c.data.train_files = {corpus_path("lines.txt"), corpus_path("blocks.txt.gz"), corpus_path("docs.jsonl")};
+    const size_t per_rank = 220;  // NSP packs ~400 sequences an epoch
+    StreamingDataset single(c, tok, Split::train);
+    const auto whole = take(single, per_rank * k.world);
+    ASSERT_GT(single.epoch(), 0) << "the test must cross an epoch boundary";
+    for (size_t g = 0; g < whole.size(); ++g) ASSERT_EQ(whole[g].sample_id, g);
+    std::vector<std::vector<PackedSequence>> ranks;
+    for (int rank = 0; rank < k.world; ++rank) {
+      StreamingDataset ds(c, tok, Split::train, rank, k.world);
+      ranks.push_back(take(ds, per_rank));
+      EXPECT_EQ(ds.counters().sequences, static_cast<int64_t>(per_rank));
+    }
+    std::vector<PackedSequence> dealt;
+    for (size_t i = 0; i < per_rank; ++i) {
+      for (const auto& r : ranks) dealt.push_back(r[i]);
+    }
+    expect_same(dealt, whole);
+  }
+}
+
+// Validation is sharded the same way: the ranks together evaluate the whole set once.
+TEST(StreamingDataset, ValidationShardsCoverTheSetOnce) {
+  const auto& tok = fixture_tokenizer();
+  auto c = base_config();
+  c.data.valid_files = {corpus_path("valid.txt"), corpus_path("docs.jsonl.gz")};
+  StreamingDataset single(c, tok, Split::valid);
+  const auto whole = take_all(single);
+  for (int world : {2, 3}) {
+    SCOPED_TRACE("world size " + std::to_string(world));
+    std::vector<std::vector<PackedSequence>> ranks;
+    for (int rank = 0; rank < world; ++rank) {
+      StreamingDataset ds(c, tok, Split::valid, rank, world);
+      ranks.push_back(take_all(ds));
+      EXPECT_EQ(ds.counters().sequences, static_cast<int64_t>(ranks.back().size()));
+    }
+    std::vector<PackedSequence> dealt;
+    for (size_t g = 0; g < whole.size(); ++g) {
+      ASSERT_LT(g / world, ranks[g % world].size());
+      dealt.push_back(ranks[g % world][g / world]);
+    }
+    size_t total = 0;
+    for (const auto& r : ranks) total += r.size();
+    EXPECT_EQ(total, whole.size());
+    expect_same(dealt, whole);
+  }
 }
 
 TEST(StreamingDataset, OutputDoesNotDependOnWorkerCount) {
@@ -265,7 +331,10 @@ void check_resume(config::Objective objective, int workers, int rank, int world,
                              DataPosition::from_json(nlohmann::json::parse(json)));
     const std::vector<PackedSequence> want(reference.begin() + n, reference.begin() + n + 100);
     SCOPED_TRACE("after " + std::to_string(n) + ": " + json);
-    expect_same(take(resumed, 100), want);
+    const auto got = take(resumed, 100);
+    expect_same(got, want);
+    for (const auto& seq : got) ASSERT_EQ(seq.sample_id % world, static_cast<uint64_t>(rank));
+    EXPECT_EQ(resumed.counters().sequences, static_cast<int64_t>(n + 100));
   }
 }
 
@@ -349,10 +418,19 @@ TEST_F(BadCorpus, EmptyCorpusIsAnError) {
     PackedSequence s;
     EXPECT_THROW(ds.next(s), DataError);
   }
-  c.data.train_files = {write("one.txt", "just one document\n")};
-  StreamingDataset rank2(c, tok, Split::train, 2, 3);  // fewer documents than ranks
+  StreamingDataset rank1(c, tok, Split::train, 1, 2);  // empty for every rank
   PackedSequence s;
-  EXPECT_THROW(rank2.next(s), DataError);
+  EXPECT_THROW(rank1.next(s), DataError);
+  // Fewer sequences per epoch than ranks is no error: the global counter runs on across
+  // epochs, so rank 2 of 3 gets the one sequence of epoch 2.
+  c.data.train_files = {write("one.txt", "just one document\n")};
+  c.data.num_workers = 0;
+  StreamingDataset rank2(c, tok, Split::train, 2, 3);
+  ASSERT_TRUE(rank2.next(s));
+  EXPECT_EQ(s.sample_id, 2u);
+  EXPECT_EQ(rank2.epoch(), 3);
+  ASSERT_TRUE(rank2.next(s));
+  EXPECT_EQ(s.sample_id, 5u);
 }
 
 TEST_F(BadCorpus, BadRecordsAreSkippedAndCountedOrFatal) {
@@ -382,6 +460,10 @@ TEST_F(BadCorpus, ResumeFromAnotherCorpusOrWorldIsRefused) {
   take(ds, 3);
   const auto p = ds.position();
   EXPECT_THROW(StreamingDataset(c, tok, Split::train, 0, 3, p), ConfigError);
+  EXPECT_THROW(StreamingDataset(c, tok, Split::train, 1, 2, p), ConfigError);
+  auto foreign = p;  // rank 0's position carrying a counter only rank 1 can stand at
+  foreign.samples += 1;
+  EXPECT_THROW(StreamingDataset(c, tok, Split::train, 0, 2, foreign), DataError);
   c.data.train_files = {corpus_path("train.txt"), corpus_path("lines.txt")};
   EXPECT_THROW(StreamingDataset(c, tok, Split::train, 0, 2, p), DataError);
   EXPECT_THROW(DataPosition::from_json(nlohmann::json{{"epoch", 1}}), DataError);

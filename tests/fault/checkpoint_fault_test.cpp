@@ -12,6 +12,7 @@
 
 #include "fault_util.h"
 #include "mlm/train/checkpoint_dir.h"
+#include "mlm/util/errors.h"
 #include "tiny_run.h"
 
 namespace mlm::fault {

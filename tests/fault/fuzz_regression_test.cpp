@@ -60,7 +60,7 @@ void replay_all(const std::string& target) {
         << result.err.substr(0, 3000);
     ++replayed;
   }
-  RecordProperty("replayed", replayed);
+  ::testing::Test::RecordProperty("replayed", replayed);
 }
 
 TEST(FuzzRegression, ConfigFuzzerInputs) { replay_all("config_fuzzer"); }

@@ -105,8 +105,8 @@ void run_kill_trials(int trials, uint32_t seed) {
   std::printf("kill trials: %d, killed %d (%d with a checkpoint half written), finished before "
               "the kill %d\n",
               trials, counts.killed, counts.killed_mid_checkpoint, counts.finished_first);
-  RecordProperty("killed", counts.killed);
-  RecordProperty("killed_mid_checkpoint", counts.killed_mid_checkpoint);
+  ::testing::Test::RecordProperty("killed", counts.killed);
+  ::testing::Test::RecordProperty("killed_mid_checkpoint", counts.killed_mid_checkpoint);
   EXPECT_GE(counts.killed, trials / 2) << "most kills should land during the run";
 }
 

@@ -9,6 +9,7 @@
 
 #include "fault_util.h"
 #include "mlm/model/tensor_file.h"
+#include "mlm/util/errors.h"
 #include "tiny_run.h"
 
 namespace mlm::fault {

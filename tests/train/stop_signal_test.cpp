@@ -31,15 +31,17 @@ std::vector<double> train_losses(const fs::path& run) {
   return losses;
 }
 
-void stop_and_resume(int signal, int expected_exit, const std::string& name) {
-  const std::vector<std::string> sets = {"train.max_steps=60", "checkpoint.every_steps=0",
+void stop_and_resume(int signal, int expected_exit, const std::string& name, bool compare) {
+  const std::vector<std::string> sets = {"train.max_steps=30", "checkpoint.every_steps=0",
                                          "eval.every_steps=0", "eval.max_batches=1"};
   const auto straight_dir = fresh_dir(name + "_straight");
   const auto logs = straight_dir.parent_path();
-  ASSERT_EQ(wait_exit_code(spawn(tiny_command("mlm-train", tiny_overrides(straight_dir, sets)),
-                                 logs / (name + "_straight.out"), logs / (name + "_straight.err"))),
-            0)
-      << read_text(logs / (name + "_straight.err"));
+  if (compare) {
+    ASSERT_EQ(wait_exit_code(spawn(tiny_command("mlm-train", tiny_overrides(straight_dir, sets)),
+                                   logs / (name + "_straight.out"), logs / (name + "_straight.err"))),
+              0)
+        << read_text(logs / (name + "_straight.err"));
+  }
 
   const auto dir = fresh_dir(name);
   const auto argv = tiny_command("mlm-train", tiny_overrides(dir, sets));
@@ -56,22 +58,22 @@ void stop_and_resume(int signal, int expected_exit, const std::string& name) {
   ASSERT_TRUE(latest) << read_text(logs / (name + ".err"));
   const int64_t stopped_at = *parse_checkpoint_step(latest->filename().string());
   EXPECT_GE(stopped_at, 3);
-  ASSERT_LT(stopped_at, 60) << "the run finished before the signal; make it longer";
+  ASSERT_LT(stopped_at, 30) << "the run finished before the signal; make it longer";
 
   auto resume = argv;
   resume.insert(resume.end(), {"--resume", "latest"});
   ASSERT_EQ(wait_exit_code(spawn(resume, logs / (name + "_resume.out"), logs / (name + "_resume.err"))), 0)
       << read_text(logs / (name + "_resume.err"));
-  EXPECT_EQ(last_logged_step(dir), 60);
-  EXPECT_EQ(train_losses(dir), train_losses(straight_dir));  // bit-equal, step by step
+  EXPECT_EQ(last_logged_step(dir), 30);
+  if (compare) EXPECT_EQ(train_losses(dir), train_losses(straight_dir));  // bit-equal, per step
 }
 
 TEST(StopSignal, SigtermCheckpointsExits143AndResumeContinuesExactly) {
-  stop_and_resume(SIGTERM, 143, "sigterm");
+  stop_and_resume(SIGTERM, 143, "sigterm", /*compare=*/true);
 }
 
 TEST(StopSignal, SigintCheckpointsAndExits130) {
-  stop_and_resume(SIGINT, 130, "sigint");
+  stop_and_resume(SIGINT, 130, "sigint", /*compare=*/false);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #pragma once
 // Where a rank's data stream stands: a small value the checkpoint stores. A dataset built
 // from it yields exactly the sequences the saved one would have yielded next; it re-reads
-// only the current shuffle chunk, never what came before it.
+// only the current shuffle chunk, never what came before it. Every rank reads the same
+// global stream, so the fields describe that stream; a rank's position sits just after the
+// last global sequence it returned.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -17,8 +19,9 @@ struct DataPosition {
   int64_t doc_index = 0;      // documents of the split before that offset in this epoch
   int64_t token_offset = 0;   // tokens of the first document read there already packed
   int64_t chunk_index = 0;    // shuffle chunk number in the epoch (seeds its permutation)
-  int64_t chunk_emitted = 0;  // sequences of that chunk already returned
-  int64_t samples = 0;        // sequences returned by this rank since the start (sample ids)
+  int64_t chunk_emitted = 0;  // sequences of that chunk already passed (all ranks')
+  int64_t samples = 0;        // global sequences (all ranks') before this point since the
+                              // start: the sample_id of the next one the stream looks at
   int64_t rank = 0;           // the stream this position belongs to
   int64_t world_size = 1;
   uint64_t corpus = 0;        // fingerprint of the split's file list

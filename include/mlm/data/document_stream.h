@@ -1,7 +1,7 @@
 #pragma once
-// The documents of one split, for one rank, epoch after epoch: files in a seeded order per
-// epoch, the held-out share routed by a stable content hash, and document i of the split
-// going to rank i % world_size, so the ranks partition every epoch exactly.
+// The documents of one split, epoch after epoch: files in a seeded order per epoch, the
+// held-out share routed by a stable content hash. Every data-parallel rank reads the same
+// whole stream; the ranks split it later, sequence by sequence (see streaming_dataset.h).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,8 +36,6 @@ struct StreamOptions {
   text::ReadOptions read;
   Holdout holdout = Holdout::all;
   double held_out_fraction = 0;
-  int rank = 0;
-  int world_size = 1;
   bool shuffle_files = false;
   uint64_t seed = 0;
   bool repeat = false;  // train: epochs forever; valid: one epoch, then end_of_stream

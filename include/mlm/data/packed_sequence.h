@@ -9,8 +9,9 @@ struct PackedSequence {
   std::vector<int32_t> ids;            // [CLS] ... [SEP] (or [CLS] A [SEP] B [SEP]); <= seq_len
   std::vector<int8_t> token_type_ids;  // same length; 0 for A, 1 for B; all 0 without NSP/SOP
   int8_t nsp_label = -1;               // NSP: 1 = B is random; SOP: 1 = swapped; -1 = none
-  uint64_t sample_id = 0;              // unique per (rank, position in the stream, epoch):
+  uint64_t sample_id = 0;              // index in the global stream (all ranks, all epochs):
                                        // the masking seed, so each visit gets a fresh mask
+                                       // and a sequence gets the same mask on any world size
 };
 
 }  // namespace mlm::data

@@ -1,6 +1,7 @@
 #include "mlm/train/bench/bench_runner.h"
 
 #include <sys/resource.h>
+#include <time.h>
 #include <torch/cuda.h>
 
 #include <algorithm>
@@ -31,6 +32,12 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 double peak_rss_mb() {
@@ -182,7 +189,9 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
   PhaseTimes warm;
   for (int64_t i = 0; i < options.warmup; ++i) step(warm);
   PhaseTimes timed;
+  const double cpu_start = process_cpu_seconds();
   for (int64_t i = 0; i < options.steps; ++i) step(timed);
+  const double cpu_used = process_cpu_seconds() - cpu_start;
 
   BenchResult r;
   const double n = static_cast<double>(options.steps);
@@ -192,6 +201,7 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
   r.backward_s = timed.backward / n;
   r.optimizer_s = timed.optimizer / n;
   r.step_s = r.data_s + r.forward_s + r.backward_s + r.optimizer_s;
+  r.cpu_s = cpu_used / n;
   r.tokens_per_step = timed.tokens / n;
   r.masked_per_step = timed.masked / n;
   r.tokens_per_s = r.step_s > 0 ? r.tokens_per_step / r.step_s : 0;

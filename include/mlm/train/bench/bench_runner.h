@@ -26,6 +26,8 @@ struct BenchResult {
   double forward_s = 0;    // autocast forward, loss, the loss/accuracy read-back
   double backward_s = 0;
   double optimizer_s = 0;  // clipping, AdamW, zero_grad
+  double cpu_s = 0;        // process CPU time per step: cpu_s / step_s well below `threads`
+                           // means the machine was oversubscribed while measuring
   double tokens_per_step = 0;
   double masked_per_step = 0;
   double loss = 0;         // mean MLM loss of the timed steps
