@@ -42,6 +42,8 @@ peer="${PEER:-$root/../shared/bench/peer_bert.py}"
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "error: --rounds must be a positive integer" >&2; exit 2; }
 # Same thread count for both: the CPUs this process may run on.
 threads="${threads:-$("$python" -c 'import os; print(len(os.sched_getaffinity(0)))')}"
+# LibTorch's set_num_threads does not reach the system OpenBLAS (fp32 products): pin it too.
+export OPENBLAS_NUM_THREADS="$threads" OMP_NUM_THREADS="$threads"
 
 bench="$build/mlm-bench"
 if [[ ! -x "$bench" ]]; then

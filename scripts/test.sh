@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Set-up, build and the whole test suite: scripts/test.sh [--all] [extra ctest args]
-#   --all   also runs the slow suites (ctest label "slow": fault injection, long runs).
+# Set-up, build and the test suite: scripts/test.sh [--all] [extra ctest args]
+#   default  every stage's tests, plus the fast subset of the fault-injection suite
+#            (ctest label "fault", see docs/RELIABILITY.md)
+#   --all    everything, including the slow suites (label "slow": 20 random kills, long runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +17,8 @@ done
 
 scripts/setup.sh
 BUILD_DIR=${BUILD_DIR:-build}
+# The fault-injection tests run in CI by default (fast ones); --all adds the slow ones.
+FAULT_SUBSET=${FAULT_SUBSET:-"^(BadConfig|BadCorpus|FuzzRegression)"}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$BUILD_DIR" -j "$(nproc)"
 
@@ -22,5 +26,6 @@ cd "$BUILD_DIR"
 if [ "$run_all" -eq 1 ]; then
   ctest --output-on-failure "${ctest_args[@]}"
 else
-  ctest --output-on-failure -LE slow "${ctest_args[@]}"
+  ctest --output-on-failure -LE "slow|fault" "${ctest_args[@]}"
+  ctest --output-on-failure -L fault -LE slow -R "$FAULT_SUBSET" "${ctest_args[@]}"
 fi

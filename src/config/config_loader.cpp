@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <string_view>
 
 #include "config_schema.h"
 #include "config_text.h"
@@ -269,10 +270,38 @@ std::string locate(const ConfigError& error, const std::string& origin,
   return origin + ": " + message;
 }
 
+// 1-based line of a '---' marker that starts a second document, or 0. Found by scanning
+// rather than with YAML::LoadAll, which loops forever on some malformed input (a leading ',').
+size_t second_document_line(const std::string& yaml) {
+  bool seen_content = false;
+  size_t line_number = 0;
+  size_t start = 0;
+  while (start <= yaml.size()) {
+    size_t end = yaml.find('\n', start);
+    if (end == std::string::npos) end = yaml.size();
+    const std::string_view line(yaml.data() + start, end - start);
+    ++line_number;
+    const bool marker = line.substr(0, 3) == "---" && (line.size() == 3 || line[3] == ' ' ||
+                                                       line[3] == '\t' || line[3] == '\r');
+    if (marker && seen_content) return line_number;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (!marker && first != std::string_view::npos && line[first] != '#' &&
+        line.substr(0, 3) != "...") {
+      seen_content = true;
+    }
+    start = end + 1;
+  }
+  return 0;
+}
+
 YAML::Node parse_document(const std::string& yaml, const std::string& origin) {
-  std::vector<YAML::Node> documents;
+  YAML::Node document;
+  // yaml-cpp reports an unclosed quote ("illegal EOF in scalar") only when the text does not
+  // end in a newline; otherwise it silently swallows the rest of the file into the string.
+  std::string_view text = yaml;
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
   try {
-    documents = YAML::LoadAll(yaml);
+    document = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
     std::string where = origin;
     if (!e.mark.is_null()) {
@@ -280,16 +309,16 @@ YAML::Node parse_document(const std::string& yaml, const std::string& origin) {
     }
     throw ConfigError(where + ": YAML syntax error: " + e.msg);
   }
-  if (documents.size() > 1) {
-    throw ConfigError(at_line(origin, documents[1]) + ": holds " +
-                      std::to_string(documents.size()) +
-                      " YAML documents (separated by '---'); a config is one document");
+  if (const size_t line = second_document_line(yaml)) {
+    throw ConfigError(origin + ":" + std::to_string(line) +
+                      ": holds more than one YAML document (separated by '---'); a config is "
+                      "one document");
   }
-  if (documents.empty() || documents[0].IsNull()) {
+  if (document.IsNull()) {
     throw ConfigError(origin + ": config has no settings (only comments); expected sections "
                                "such as 'model:' and 'train:' (see configs/base.yaml)");
   }
-  return documents[0];
+  return document;
 }
 
 }  // namespace

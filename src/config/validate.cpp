@@ -3,6 +3,8 @@
 // file and line. Keep the rules in docs/CONFIG.md in step with this file.
 #include "mlm/config/validate.h"
 
+#include <filesystem>
+
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -306,6 +308,14 @@ void require_training_data(const RunConfig& config) {
         "data.train_files is empty: list the training text files, e.g. "
         "--set data.train_files=[corpus/part1.txt,corpus/part2.txt]",
         "data.train_files");
+  }
+  // Checked here, before the tokenizer is trained, so a typo costs seconds and exits 2.
+  const auto& init_from = config.model.init_from;
+  if (!init_from.empty() && !std::filesystem::is_directory(init_from)) {
+    throw ConfigError("model.init_from: '" + init_from +
+                          "' is not a model directory (expected one holding "
+                          "pytorch_model.bin or model.pt)",
+                      "model.init_from");
   }
 }
 

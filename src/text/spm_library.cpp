@@ -31,14 +31,17 @@ std::vector<std::string> candidate_paths() {
   return paths;
 }
 
-// Its own lookup scope first, so sentencepiece binds to its bundled protobuf. Sanitizer
-// runtimes refuse RTLD_DEEPBIND; sanitized builds test the torch-free stages, where no second
-// protobuf is loaded.
-int open_flags() {
+// A link-map namespace of its own, so sentencepiece binds to its bundled protobuf and never
+// sees LibTorch's. (RTLD_DEEPBIND is not enough: the bridge's libstdc++ references then miss
+// the executable's copy-relocated std::cerr and crash when sentencepiece logs.) Nothing but
+// plain bytes crosses the C interface, so the namespace's own C++ runtime is harmless.
+// Sanitizer runtimes do not support other namespaces; sanitized builds test the torch-free
+// stages, where no second protobuf is loaded.
+void* open_library(const std::string& path) {
 #ifdef MLM_SANITIZE
-  return RTLD_NOW | RTLD_LOCAL;
+  return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
 #else
-  return RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND;
+  return dlmopen(LM_ID_NEWLM, path.c_str(), RTLD_NOW | RTLD_LOCAL);
 #endif
 }
 
@@ -49,7 +52,7 @@ const MlmSpmApi* open_bridge() {
       tried += "\n  " + path + " (missing)";
       continue;
     }
-    void* handle = dlopen(path.c_str(), open_flags());
+    void* handle = open_library(path);
     if (!handle) {
       tried += "\n  " + path + " (" + dlerror() + ")";
       continue;

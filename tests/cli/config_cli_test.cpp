@@ -16,7 +16,7 @@ namespace {
 using config::testing::fingerprint;
 using config::testing::TempDir;
 
-struct Run {
+struct CliRun {
   int exit_code = -1;
   std::string out;
   std::string err;
@@ -36,14 +36,14 @@ std::string shell_quote(const std::string& text) {
 }
 
 // Runs mlm-train with `args` (each quoted for the shell), capturing stdout and stderr.
-Run mlm_train(const TempDir& dir, const std::vector<std::string>& args) {
+CliRun mlm_train(const TempDir& dir, const std::vector<std::string>& args) {
   const std::string out = (dir.path() / "stdout.txt").string();
   const std::string err = (dir.path() / "stderr.txt").string();
   std::string command = shell_quote(std::string(MLM_BINARY_DIR) + "/mlm-train");
   for (const auto& arg : args) command += " " + shell_quote(arg);
   command += " >" + shell_quote(out) + " 2>" + shell_quote(err) + " </dev/null";
   const int status = std::system(command.c_str());
-  Run run;
+  CliRun run;
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   run.out = slurp(out);
   run.err = slurp(err);
@@ -55,7 +55,7 @@ std::string shipped(const std::string& name) {
 }
 
 // Exit 2 and exactly one stderr line that holds every piece.
-void expect_one_line_error(const Run& run, const std::vector<std::string>& pieces) {
+void expect_one_line_error(const CliRun& run, const std::vector<std::string>& pieces) {
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
   EXPECT_FALSE(run.err.empty());
@@ -69,7 +69,7 @@ void expect_one_line_error(const Run& run, const std::vector<std::string>& piece
 
 TEST(ConfigCli, PrintConfigPrintsResolvedYaml) {
   TempDir dir;
-  const Run run = mlm_train(dir, {"--config", shipped("base"), "--print-config"});
+  const CliRun run = mlm_train(dir, {"--config", shipped("base"), "--print-config"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(run.err.empty()) << run.err;
   EXPECT_EQ(run.out.rfind("model:\n", 0), 0u) << run.out;
@@ -80,7 +80,7 @@ TEST(ConfigCli, PrintConfigPrintsResolvedYaml) {
 
 TEST(ConfigCli, PrintConfigAppliesOverridesAndNeedsNoData) {
   TempDir dir;
-  const Run run = mlm_train(dir, {"--config", shipped("tiny"), "--set", "data.train_files=[]",
+  const CliRun run = mlm_train(dir, {"--config", shipped("tiny"), "--set", "data.train_files=[]",
                                   "--set", "optim.learning_rate=3e-4", "--print-config"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("  train_files: []\n"), std::string::npos) << run.out;
@@ -89,7 +89,7 @@ TEST(ConfigCli, PrintConfigAppliesOverridesAndNeedsNoData) {
 
 TEST(ConfigCli, IndivisibleHiddenSizeFromSet) {
   TempDir dir;
-  const Run run = mlm_train(
+  const CliRun run = mlm_train(
       dir, {"--config", shipped("base"), "--set", "model.hidden_size=770", "--print-config"});
   expect_one_line_error(run, {"model.hidden_size (770)", "model.num_attention_heads (12)",
                               "divisible", "768 or 780", "(from --set 'model.hidden_size=770')"});
@@ -98,14 +98,14 @@ TEST(ConfigCli, IndivisibleHiddenSizeFromSet) {
 TEST(ConfigCli, MisspelledKeyInFile) {
   TempDir dir;
   const auto path = dir.write("typo.yaml", "optim:\n  learnig_rate: 1.0e-4\n");
-  const Run run = mlm_train(dir, {"--config", path});
+  const CliRun run = mlm_train(dir, {"--config", path});
   expect_one_line_error(run, {path + ":2: unknown key 'optim.learnig_rate'",
                               "did you mean 'optim.learning_rate'?"});
 }
 
 TEST(ConfigCli, MisspelledKeyInSet) {
   TempDir dir;
-  const Run run =
+  const CliRun run =
       mlm_train(dir, {"--config", shipped("tiny"), "--set", "optim.learnig_rate=1e-4"});
   expect_one_line_error(run, {"--set 'optim.learnig_rate=1e-4'",
                               "did you mean 'optim.learning_rate'?"});
@@ -147,20 +147,20 @@ TEST(ConfigCli, ListInsteadOfMap) {
 
 TEST(ConfigCli, TrainingNeedsTrainFiles) {
   TempDir dir;
-  const Run run = mlm_train(dir, {"--config", shipped("tiny"), "--set", "data.train_files=[]"});
+  const CliRun run = mlm_train(dir, {"--config", shipped("tiny"), "--set", "data.train_files=[]"});
   expect_one_line_error(run, {"data.train_files is empty"});
 }
 
 TEST(ConfigCli, MissingConfigOptionIsAUsageError) {
   TempDir dir;
-  const Run run = mlm_train(dir, {"--print-config"});
+  const CliRun run = mlm_train(dir, {"--print-config"});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("--config"), std::string::npos) << run.err;
 }
 
 TEST(ConfigCli, HelpListsTheOptions) {
   TempDir dir;
-  const Run run = mlm_train(dir, {"--help"});
+  const CliRun run = mlm_train(dir, {"--help"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   for (const char* option : {"--config", "--set", "--print-config", "--resume", "--version"}) {
     EXPECT_NE(run.out.find(option), std::string::npos) << option << " missing from\n" << run.out;

@@ -139,7 +139,7 @@ TEST(LoadYaml, NonScalarKeyIsRefused) {
 TEST(LoadYaml, SeveralDocumentsAreRefused) {
   const std::string yaml = "model:\n  hidden_size: 256\n---\ntrain:\n  max_steps: 1\n";
   EXPECT_THROW(from_yaml(yaml), ConfigError);
-  EXPECT_CONFIG_ERROR(from_yaml(yaml), "", "holds 2 YAML documents");
+  EXPECT_CONFIG_ERROR(from_yaml(yaml), "", ":3: holds more than one YAML document");
 }
 
 TEST(LoadYaml, FlowStyleAndCommentsWork) {

@@ -1,13 +1,13 @@
 #pragma once
 // The C interface of libmlm_spm_bridge.so, the one place that links sentencepiece.
 //
-// Why a separate library, opened with dlopen(RTLD_LOCAL | RTLD_DEEPBIND): Debian's
+// Why a separate library, opened with dlmopen in a namespace of its own: Debian's
 // libsentencepiece carries its own copy of protobuf (3.14) and exports those symbols, while
 // LibTorch loads the system libprotobuf (3.21). In one global symbol scope, one of the two
 // always binds to the other's copy and crashes at start-up or on the first model load.
-// Opened locally with its own lookup scope first, sentencepiece sees only its protobuf and
-// LibTorch only the system one. A plain C interface keeps C++ objects and exceptions from
-// crossing the boundary.
+// Isolated, sentencepiece sees only its protobuf and LibTorch only the system one. A plain C
+// interface (bytes in, bytes out through sinks; memory never freed across it) keeps C++
+// objects, allocations and exceptions from crossing the boundary.
 #include <cstddef>
 #include <cstdint>
 
