@@ -60,6 +60,12 @@ StreamingDataset::StreamingDataset(const config::RunConfig& config, const text::
     shuffle_chunk_ = 1;
   }
   corpus_ = text::corpus_fingerprint(stream.files) ^ (split == Split::valid ? 0x7A11Dull : 0);
+  for (size_t i = 0; i < stream.files.size() && i < 3; ++i) {
+    corpus_names_ += (i ? ", " : "") + stream.files[i].path;
+  }
+  if (stream.files.size() > 3) {
+    corpus_names_ += " and " + std::to_string(stream.files.size() - 3) + " more";
+  }
   prefetch_ = static_cast<size_t>(std::max<int64_t>(1, data.prefetch_sequences));
 
   position_.rank = rank;
@@ -159,7 +165,8 @@ void StreamingDataset::fill_chunk() {
       break;
     }
     if (epoch_from_start_ && epoch_sequences_ == 0) {
-      throw DataError("the " + split_name(split_) + " split packs into no sequence (empty corpus?)");
+      throw DataError("the " + split_name(split_) + " split packs into no sequence: no text in " +
+                      corpus_names_ + " (empty corpus, or every record skipped)");
     }
     epoch_from_start_ = true;
     epoch_sequences_ = 0;

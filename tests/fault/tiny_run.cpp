@@ -48,6 +48,7 @@ std::string shared_tiny_tokenizer() {
 }
 
 TinyRun::TinyRun(fs::path root_dir, std::vector<std::string> extra) : root(std::move(root_dir)) {
+  fs::create_directories(root);  // the child process starts in it
   const std::string fixtures = MLM_FIXTURES_DIR;
   settings = {"train.output_dir=" + run_dir().string(),
               "tokenizer.model=" + shared_tiny_tokenizer(),

@@ -92,6 +92,7 @@ class StreamingDataset {
   int rank_, world_size_;
   uint64_t seed_;
   uint64_t corpus_;
+  std::string corpus_names_;  // the files, for errors ("a.txt, b.txt and 3 more")
   int64_t shuffle_chunk_;
   size_t prefetch_;
   DataPosition position_;
