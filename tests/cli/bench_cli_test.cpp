@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/cli_run.h"
 #include "config/config_test_util.h"
 #include "mlm/test_paths.h"
 
@@ -16,39 +17,11 @@ namespace mlm::cli {
 namespace {
 
 using config::testing::TempDir;
+using testing::CliRun;
+using testing::run_tool;
 
-struct Run {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string shell_quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-Run mlm_bench(const TempDir& dir, const std::vector<std::string>& args) {
-  const std::string out = (dir.path() / "stdout.txt").string();
-  const std::string err = (dir.path() / "stderr.txt").string();
-  std::string command = "cd " + shell_quote(dir.path().string()) + " && " +
-                        shell_quote(std::string(MLM_BINARY_DIR) + "/mlm-bench");
-  for (const auto& arg : args) command += " " + shell_quote(arg);
-  command += " >" + shell_quote(out) + " 2>" + shell_quote(err) + " </dev/null";
-  const int status = std::system(command.c_str());
-  Run run;
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = slurp(out);
-  run.err = slurp(err);
-  return run;
+CliRun mlm_bench(const TempDir& dir, const std::vector<std::string>& args) {
+  return run_tool("mlm-bench", dir, args, /*in_dir=*/true);
 }
 
 std::string tiny_config() { return std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"; }
@@ -71,7 +44,7 @@ void expect_positive_finite(const nlohmann::json& j, const char* key) {
   EXPECT_TRUE(std::isfinite(v) && v > 0) << key << " = " << v;
 }
 
-void expect_sane_report(const Run& run, const std::string& data) {
+void expect_sane_report(const CliRun& run, const std::string& data) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   // Exactly one JSON object on stdout (logs go to stderr).
   ASSERT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 1) << run.out;

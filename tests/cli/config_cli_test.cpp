@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/cli_run.h"
 #include "config/config_test_util.h"
 #include "mlm/test_paths.h"
 
@@ -15,39 +16,11 @@ namespace {
 
 using config::testing::fingerprint;
 using config::testing::TempDir;
+using testing::CliRun;
+using testing::run_tool;
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string shell_quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Runs mlm-train with `args` (each quoted for the shell), capturing stdout and stderr.
 CliRun mlm_train(const TempDir& dir, const std::vector<std::string>& args) {
-  const std::string out = (dir.path() / "stdout.txt").string();
-  const std::string err = (dir.path() / "stderr.txt").string();
-  std::string command = shell_quote(std::string(MLM_BINARY_DIR) + "/mlm-train");
-  for (const auto& arg : args) command += " " + shell_quote(arg);
-  command += " >" + shell_quote(out) + " 2>" + shell_quote(err) + " </dev/null";
-  const int status = std::system(command.c_str());
-  CliRun run;
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = slurp(out);
-  run.err = slurp(err);
-  return run;
+  return run_tool("mlm-train", dir, args, /*in_dir=*/false);
 }
 
 std::string shipped(const std::string& name) {
