@@ -31,7 +31,7 @@ TEST(MaskingRng, PinnedOutputSoMasksSurviveAPortToAnotherCompiler) {
   EXPECT_EQ(rng.next(), 0x99ec5f36cb75f2b4ULL);
   EXPECT_EQ(rng.next(), 0xbf6e1f784956452aULL);
   EXPECT_EQ(sequence_rng(42, 7).next(), 0x086286d6cefc1543ULL);
-  EXPECT_EQ(mix64(0), 0xe220a8397b1dcdafULL);
+  EXPECT_EQ(splitmix64(0), 0xe220a8397b1dcdafULL);
 }
 
 TEST(MaskingRng, UniformAndBelowAreUniform) {

@@ -1,8 +1,10 @@
 #pragma once
 // Small, portable randomness for the data order: the same seed gives the same order with
 // any standard library (std::shuffle and the std distributions do not promise that).
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <utility>
 #include <vector>
 
 namespace mlm::data {

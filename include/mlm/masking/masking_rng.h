@@ -5,15 +5,13 @@
 // on another machine must mask exactly as the uninterrupted one would.
 #include <cstdint>
 
+#include "mlm/data/seeded_random.h"
+
 namespace mlm::masking {
 
-/// splitmix64's finalizer: a bijection of 64-bit integers with full avalanche.
-inline uint64_t mix64(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+/// splitmix64's finalizer (the data order's, shared): a bijection of 64-bit integers with
+/// full avalanche.
+using data::splitmix64;
 
 /// xoshiro256** (Blackman & Vigna): small state, fast, passes BigCrush.
 class MaskingRng {
@@ -22,7 +20,7 @@ class MaskingRng {
   /// all-zero).
   explicit MaskingRng(uint64_t key) {
     for (auto& word : state_) {
-      word = mix64(key);  // splitmix64: finalize(key + k * golden), k = 1, 2, ...
+      word = splitmix64(key);  // splitmix64: finalize(key + k * golden), k = 1, 2, ...
       key += 0x9e3779b97f4a7c15ULL;
     }
   }
@@ -64,11 +62,11 @@ class MaskingRng {
   uint64_t state_[4];
 };
 
-/// The generator of one sequence. Injective in sample_id for a fixed seed (mix64 and + are
+/// The generator of one sequence. Injective in sample_id for a fixed seed (splitmix64 and + are
 /// bijections), so another visit of the same text (another sample_id) gets a fresh stream
 /// while the same (seed, sample_id) always gets the same one.
 inline MaskingRng sequence_rng(uint64_t seed, uint64_t sample_id) {
-  return MaskingRng(mix64(mix64(seed) + sample_id));
+  return MaskingRng(splitmix64(splitmix64(seed) + sample_id));
 }
 
 }  // namespace mlm::masking
