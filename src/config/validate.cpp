@@ -244,7 +244,7 @@ void validate_train(const TrainConfig& t) {
   }
   at_least("train.micro_batch_size", t.micro_batch_size, 1);
   at_least("train.grad_accum_steps", t.grad_accum_steps, 1);
-  at_least("train.threads", t.threads, 0, " (0 = all cores)");
+  at_least("train.threads", t.threads, 0, " (0 = $OMP_NUM_THREADS, else cores / LOCAL_WORLD_SIZE)");
   at_least("train.seed", t.seed, 0);
   at_least("train.max_skipped_steps", t.max_skipped_steps, 0);
 }

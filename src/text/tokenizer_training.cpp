@@ -209,7 +209,8 @@ void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<s
     if (!out) throw DataError("cannot write tokenizer model '" + tmp + "'");
   }
   std::filesystem::rename(tmp, path);
-  log::info("text", "tokenizer trained on {} sentences: {}", sentences.sentences(), config.model);
+  log::info("text", "tokenizer trained on a sample of at most {} of {} sentences read: {}",
+            config.input_sentence_size, sentences.sentences(), config.model);
 }
 
 Tokenizer ensure_tokenizer(const config::RunConfig& config) {

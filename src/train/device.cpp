@@ -1,5 +1,7 @@
 #include "mlm/train/device.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include "mlm/util/errors.h"
@@ -22,9 +24,25 @@ torch::Device resolve_device(config::DeviceKind kind, int local_rank) {
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank % count));
 }
 
+namespace {
+
+int64_t positive_env(const char* name) {
+  const char* text = std::getenv(name);
+  if (text == nullptr) return 0;
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  return end != text && *end == '\0' && value > 0 ? value : 0;
+}
+
+}  // namespace
+
 void configure_threads(int64_t threads) {
   int64_t n = threads;
-  if (n <= 0) n = std::max(1u, std::thread::hardware_concurrency());
+  if (n <= 0) n = positive_env("OMP_NUM_THREADS");
+  if (n <= 0) {
+    const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+    n = std::max<int64_t>(1, cores / std::max<int64_t>(1, positive_env("LOCAL_WORLD_SIZE")));
+  }
   torch::set_num_threads(static_cast<int>(n));
 }
 

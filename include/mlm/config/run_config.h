@@ -176,7 +176,7 @@ struct TrainConfig {
   int64_t grad_accum_steps = 1;            // micro-batches per optimizer step
   Precision precision = Precision::bf16;   // fp32 | bf16 (autocast, fp32 master weights)
   DeviceKind device = DeviceKind::auto_detect;  // auto | cpu | cuda
-  int64_t threads = 0;                     // intra-op threads (0 = all cores)
+  int64_t threads = 0;                     // intra-op threads (0 = this process's share of the cores)
   int64_t seed = 42;                       // model init, data order and masking
   int64_t max_skipped_steps = 10;          // consecutive non-finite steps before giving up
 

@@ -10,7 +10,9 @@ namespace mlm::train {
 /// CUDA is a ConfigError naming train.device.
 torch::Device resolve_device(config::DeviceKind kind, int local_rank = 0);
 
-/// torch::set_num_threads(threads), 0 = every core of the machine.
+/// torch::set_num_threads(threads). 0 = this process's share of the machine: $OMP_NUM_THREADS
+/// when a launcher set it (torchrun, launch_local.sh), else the cores divided by
+/// $LOCAL_WORLD_SIZE, so ranks on one node do not oversubscribe it.
 void configure_threads(int64_t threads);
 
 }  // namespace mlm::train

@@ -1,7 +1,3 @@
-// NOT BUILT YET (tests/dist/pending/ is outside the tests/dist/*.cpp glob): written while
-// mlm-train was still being finished and not yet run. To enable it: move it to tests/dist/,
-// add `add_dependencies(mlm_dist_tests mlm-train)` in tests/CMakeLists.txt, run it.
-//
 // mlm-train itself on two ranks over loopback, started the way users start it
 // (scripts/launch_local.sh, or the torchrun variables set by hand). Needs the mlm-train
 // executable of this build (or $MLM_TRAIN).
@@ -106,6 +102,67 @@ fs::path checkpoint(const fs::path& run_dir, int64_t step) {
   return run_dir / "checkpoints" / name;
 }
 
+std::vector<std::string> with(std::vector<std::string> args,
+                              const std::vector<std::string>& settings) {
+  for (const auto& s : settings) args.insert(args.end(), {"--set", s});
+  return args;
+}
+
+testing::RankResult run_alone(const std::vector<std::string>& args) {
+  testing::ProcessSpec alone;
+  alone.argv = {mlm_train(), "--config", std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"};
+  alone.argv.insert(alone.argv.end(), args.begin(), args.end());
+  return testing::run_processes({alone}, 300).front();
+}
+
+double max_abs_difference(const std::map<std::string, torch::Tensor>& a,
+                          const std::map<std::string, torch::Tensor>& b) {
+  double worst = 0;
+  for (const auto& [name, tensor] : a) {
+    worst = std::max(worst, (tensor - b.at(name)).abs().max().item<double>());
+  }
+  return worst;
+}
+
+// The data-parallel contract end to end: the data pipeline deals the sequences of one global
+// stream to the ranks and masks each by its sample id, so 2 ranks x B (and 2 ranks x B/2 x 2
+// accumulation steps) see the same global batches as one process x 2B and take the same steps.
+// Dropout off, fp32, one thread per process.
+TEST(DistEndToEnd, TwoRanksMatchOneProcessWithTheWholeBatch) {
+  ASSERT_TRUE(fs::exists(mlm_train())) << mlm_train() << " is not built";
+  Scratch scratch;
+  const std::vector<std::string> no_dropout = {"model.hidden_dropout_prob=0",
+                                               "model.attention_probs_dropout_prob=0"};
+  auto run_args = [&](const fs::path& run_dir, int64_t micro_batch, int64_t accum) {
+    auto settings = no_dropout;
+    settings.push_back("train.micro_batch_size=" + std::to_string(micro_batch));
+    settings.push_back("train.grad_accum_steps=" + std::to_string(accum));
+    settings.push_back("checkpoint.every_steps=5");
+    return with(tiny_args(scratch.path, run_dir, 5), settings);
+  };
+  const fs::path one = scratch.path / "one", two = scratch.path / "two",
+                 two_accum = scratch.path / "two_accum";
+  const auto reference = run_alone(run_args(one, 16, 1));
+  ASSERT_EQ(reference.exit_code, 0) << reference.summary();
+  const auto pair = launch_local(2, run_args(two, 8, 1));
+  ASSERT_EQ(pair.exit_code, 0) << pair.summary();
+  const auto pair_accum = launch_local(2, run_args(two_accum, 4, 2));
+  ASSERT_EQ(pair_accum.exit_code, 0) << pair_accum.summary();
+
+  const auto want = train_losses(one);
+  ASSERT_EQ(want.size(), 5u);
+  const auto want_weights = load_weights(checkpoint(one, 5) / "model.pt");
+  for (const auto& run_dir : {two, two_accum}) {
+    SCOPED_TRACE(run_dir.filename().string());
+    const auto got = train_losses(run_dir);
+    ASSERT_EQ(got.size(), want.size());
+    for (const auto& [step, loss] : want) EXPECT_NEAR(got.at(step), loss, 1e-5) << "step " << step;
+    const auto got_weights = load_weights(checkpoint(run_dir, 5) / "model.pt");
+    ASSERT_EQ(got_weights.size(), want_weights.size());
+    EXPECT_LT(max_abs_difference(want_weights, got_weights), 1e-5);
+  }
+}
+
 TEST(DistEndToEnd, StoppedAndResumedTwoRankRunMatchesTheUninterruptedOne) {
   ASSERT_TRUE(fs::exists(mlm_train())) << mlm_train() << " is not built";
   Scratch scratch;
@@ -133,14 +190,37 @@ TEST(DistEndToEnd, StoppedAndResumedTwoRankRunMatchesTheUninterruptedOne) {
   }
 
   // One process cannot continue what two wrote: refused, naming the world size to use.
-  testing::ProcessSpec alone;
-  alone.argv = {mlm_train(), "--config", std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"};
   auto alone_args = tiny_args(scratch.path, resumed, 9);
-  alone.argv.insert(alone.argv.end(), alone_args.begin(), alone_args.end());
-  alone.argv.insert(alone.argv.end(), {"--resume", "latest"});
-  const auto refused = testing::run_processes({alone}, 120).front();
+  alone_args.insert(alone_args.end(), {"--resume", "latest"});
+  const auto refused = run_alone(alone_args);
   EXPECT_EQ(refused.exit_code, 2) << refused.summary();
   EXPECT_NE(refused.output.find("WORLD_SIZE=2"), std::string::npos) << refused.summary();
+}
+
+// The README's torchrun line, with the launcher's own store (TORCHELASTIC_USE_AGENT_STORE),
+// when torchrun is installed (Debian's python3-torch). `--redirects 2 --tee 2` works around
+// Debian's torchrun 1.13 on Python 3.11, which cannot parse the default "0" of either flag.
+TEST(DistEndToEnd, TorchrunStartsTwoRanks) {
+  ASSERT_TRUE(fs::exists(mlm_train())) << mlm_train() << " is not built";
+  std::string torchrun;
+  for (const char* dir : {"/usr/local/bin", "/usr/bin"}) {
+    if (fs::exists(fs::path(dir) / "torchrun")) torchrun = (fs::path(dir) / "torchrun").string();
+  }
+  if (torchrun.empty()) GTEST_SKIP() << "torchrun is not installed (Debian's python3-torch)";
+  Scratch scratch;
+  const fs::path run_dir = scratch.path / "run";
+  testing::ProcessSpec spec;
+  spec.argv = {torchrun, "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
+               "--master_port", std::to_string(testing::free_port()), "--redirects", "2",
+               "--tee", "2", "--no_python", mlm_train(), "--config",
+               std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"};
+  const auto args = tiny_args(scratch.path, run_dir, 3);
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  const auto result = testing::run_processes({spec}, 300).front();
+  ASSERT_EQ(result.exit_code, 0) << result.summary();
+  EXPECT_NE(result.output.find("rank 1/2"), std::string::npos) << result.summary();
+  EXPECT_NE(result.output.find("(launcher's)"), std::string::npos) << result.summary();
+  EXPECT_EQ(train_losses(run_dir).size(), 3u);
 }
 
 TEST(DistEndToEnd, KilledRankMakesTheOtherExitWithinTheTimeout) {
