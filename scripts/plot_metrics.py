@@ -50,8 +50,11 @@ def main():
     fig, (ax_loss, ax_acc, ax_lr) = plt.subplots(3, 1, figsize=(8, 10), sharex=True)
     steps = [r["step"] for r in train]
     if train:
-        ax_loss.plot(steps, [r["loss"] for r in train], label="train", linewidth=1)
-        ax_acc.plot(steps, [r["mlm_accuracy"] for r in train], label="train", linewidth=1)
+        # null = a logging window of skipped (non-finite) steps only: a gap in the line
+        def column(key):
+            return [float("nan") if r.get(key) is None else r[key] for r in train]
+        ax_loss.plot(steps, column("loss"), label="train", linewidth=1)
+        ax_acc.plot(steps, column("mlm_accuracy"), label="train", linewidth=1)
         ax_lr.plot(steps, [r["lr"] for r in train], color="tab:green", linewidth=1)
     if evals:
         eval_steps = [r["step"] for r in evals]

@@ -34,7 +34,8 @@ echo "$result"
 /usr/bin/python3 - "$result" <<'PY'
 import json, sys
 r = json.loads(sys.argv[1])
-print(f"masked-token accuracy {r['masked_accuracy']:.4f}  (MLM loss {r['mlm_loss']:.4f}, "
+print(f"masked-token accuracy {r['masked_accuracy']:.4f} against a unigram baseline of "
+      f"{r['unigram_accuracy']:.4f} (MLM loss {r['mlm_loss']:.4f}, "
       f"perplexity {r['perplexity']:.1f}, {r['num_masked']} masked tokens)")
 PY
 

@@ -94,7 +94,8 @@ int main(int argc, char** argv) {
           std::cout << out.dump() << std::endl;
         } else {
           std::cout << "checkpoint        " << dir.string() << "\n"
-                    << "masked accuracy   " << fmt::format("{:.4f}", result.masked_accuracy()) << "\n"
+                    << "masked accuracy   " << fmt::format("{:.4f}", result.masked_accuracy())
+                    << fmt::format(" (unigram baseline {:.4f})", result.unigram_accuracy()) << "\n"
                     << "mlm loss          " << fmt::format("{:.4f}", result.mlm_loss()) << "\n"
                     << "perplexity        " << fmt::format("{:.2f}", result.perplexity()) << "\n"
                     << "masked tokens     " << result.num_masked << " in " << result.sequences

@@ -24,6 +24,23 @@ torch::Device resolve_device(config::DeviceKind kind, int local_rank) {
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank % count));
 }
 
+bool cpu_has_fast_bf16() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_cpu_supports("avx512bf16");
+#else
+  return false;
+#endif
+}
+
+bool use_bf16(config::Precision precision, const torch::Device& device) {
+  switch (precision) {
+    case config::Precision::fp32: return false;
+    case config::Precision::bf16: return true;
+    case config::Precision::auto_detect: return device.is_cuda() || cpu_has_fast_bf16();
+  }
+  return false;
+}
+
 namespace {
 
 int64_t positive_env(const char* name) {

@@ -1,5 +1,6 @@
 #include "mlm/train/evaluator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -7,12 +8,17 @@
 #include "mlm/masking/masking_collator.h"
 #include "mlm/train/autocast.h"
 #include "mlm/train/batch_tensors.h"
+#include "mlm/train/device.h"
 #include "mlm/train/sum_across_ranks.h"
 
 namespace mlm::train {
 
 double EvalResult::masked_accuracy() const {
   return num_masked > 0 ? static_cast<double>(mlm_correct) / static_cast<double>(num_masked) : 0.0;
+}
+double EvalResult::unigram_accuracy() const {
+  return num_masked > 0 ? static_cast<double>(unigram_correct) / static_cast<double>(num_masked)
+                        : 0.0;
 }
 double EvalResult::mlm_loss() const {
   return num_masked > 0 ? mlm_loss_sum / static_cast<double>(num_masked) : 0.0;
@@ -29,7 +35,8 @@ nlohmann::json EvalResult::to_json() const {
                          {"mlm_loss", mlm_loss()},
                          {"perplexity", perplexity()},
                          {"num_masked", num_masked},
-                         {"sequences", sequences}};
+                         {"sequences", sequences},
+                         {"unigram_accuracy", unigram_accuracy()}};
   if (num_sentence_pairs > 0) json["nsp_accuracy"] = nsp_accuracy();
   return json;
 }
@@ -44,7 +51,7 @@ EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& c
   // eval.max_batches bounds the whole evaluation: each rank takes its share.
   const int64_t max_batches =
       config.eval.max_batches > 0 ? (config.eval.max_batches + world - 1) / world : 0;
-  const bool bf16 = config.train.precision == config::Precision::bf16;
+  const bool bf16 = use_bf16(config.train.precision, device);
 
   data::StreamingDataset dataset(config, tokenizer, data::Split::valid, comm.rank(), world);
   masking::MaskingCollator collator(config.masking, tokenizer.vocab(), config.data.seq_len,
@@ -56,6 +63,7 @@ EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& c
   torch::NoGradGuard no_grad;
   double loss_sum = 0, nsp_loss_sum = 0;
   int64_t masked = 0, correct = 0, pairs = 0, nsp_correct = 0, sequences = 0, batches = 0;
+  std::vector<double> label_counts(static_cast<size_t>(tokenizer.vocab().size), 0.0);
   std::vector<data::PackedSequence> rows;
   bool more = true;
   while (more && (max_batches == 0 || batches < max_batches)) {
@@ -75,6 +83,10 @@ EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& c
     loss_sum += out.mlm_loss_sum.item<double>();
     correct += out.mlm_correct.item<int64_t>();
     masked += batch.num_masked();
+    for (const int64_t position : batch.masked_positions) {
+      const auto label = static_cast<size_t>(batch.labels[static_cast<size_t>(position)]);
+      if (label < label_counts.size()) label_counts[label] += 1;
+    }
     if (out.nsp_loss_sum.defined()) {
       nsp_loss_sum += out.nsp_loss_sum.item<double>();
       nsp_correct += out.nsp_correct.item<int64_t>();
@@ -97,6 +109,9 @@ EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& c
   result.num_sentence_pairs = static_cast<int64_t>(t[4]);
   result.nsp_correct = static_cast<int64_t>(t[5]);
   result.sequences = static_cast<int64_t>(t[6]);
+  label_counts = sum_across_ranks(comm, std::move(label_counts));
+  result.unigram_correct = static_cast<int64_t>(
+      label_counts.empty() ? 0.0 : *std::max_element(label_counts.begin(), label_counts.end()));
   result.batches = static_cast<int64_t>(t[7]);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

@@ -67,6 +67,11 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   device_ = options_.comm ? options_.comm->device()
                           : resolve_device(config_.train.device, env.local_rank);
   configure_threads(config_.train.threads);
+  bf16_ = use_bf16(config_.train.precision, device_);
+  if (bf16_ && device_.is_cpu() && !cpu_has_fast_bf16()) {
+    log::warn("train", "train.precision bf16 on a CPU without AVX512-BF16: LibTorch's bf16 "
+              "matrix products take a slow scalar path here; fp32 (or auto) is much faster");
+  }
   if (options_.comm) {
     comm_ = options_.comm;
   } else if (env.is_distributed()) {
@@ -173,13 +178,12 @@ bool Trainer::train_step(StepStats& stats) {
   const double global_pairs = std::max(global[1], 1.0);
 
   optimizer_->zero_grad();
-  const bool bf16 = config_.train.precision == config::Precision::bf16;
   double loss_sum = 0, correct = 0, nsp_loss_sum = 0, nsp_correct = 0;
   for (const auto& batch : micro_batches) {
     const auto inputs = to_bert_inputs(batch, device_);
     model::BertOutput out;
     {
-      AutocastScope autocast(bf16, device_);
+      AutocastScope autocast(bf16_, device_);
       out = model_->forward(inputs);
     }
     auto loss = out.mlm_loss_sum / global_masked;
@@ -256,7 +260,7 @@ int Trainer::run() {
   log::info("train",
             "{} parameters on {} ({}), {} rank(s); global batch {} sequences x {} tokens; "
             "{} threads; from step {}",
-            model::count_parameters(*model_), device_.str(), config::to_string(t.precision),
+            model::count_parameters(*model_), device_.str(), bf16_ ? "bf16" : "fp32",
             comm_->world_size(), global_batch, config_.data.seq_len, torch::get_num_threads(),
             state_.step);
 
@@ -337,7 +341,8 @@ void Trainer::log_step(const StepStats& stats) {
     return;
   }
   const double window_s = std::max(1e-9, seconds_since(window_.start));
-  const double masked = std::max(1.0, window_.masked);
+  // A window of skipped steps only has no loss: NaN, written as null (not a misleading 0).
+  const double masked = window_.masked > 0 ? window_.masked : std::nan("");
   const double loss = window_.loss_sum / masked +
                       (window_.nsp_pairs > 0 ? window_.nsp_loss_sum / window_.nsp_pairs : 0.0);
   const double accuracy = window_.correct / masked;
@@ -372,15 +377,16 @@ EvalResult Trainer::evaluate_and_log() {
                           {"eval_loss", result.mlm_loss()},
                           {"eval_mlm_accuracy", result.masked_accuracy()},
                           {"eval_perplexity", result.perplexity()},
+                          {"eval_unigram_accuracy", result.unigram_accuracy()},
                           {"eval_num_masked", result.num_masked},
                           {"eval_time_s", result.seconds}};
     if (result.num_sentence_pairs > 0) row["eval_nsp_accuracy"] = result.nsp_accuracy();
     metrics_->write(row);
     progress_->clear();
     log::info("eval", "step {} | loss {:.4f} | perplexity {:.2f} | masked accuracy {:.4f} "
-              "({} tokens){} | {}",
+              "({} tokens; unigram baseline {:.4f}){} | {}",
               state_.step, result.mlm_loss(), result.perplexity(), result.masked_accuracy(),
-              result.num_masked,
+              result.num_masked, result.unigram_accuracy(),
               result.num_sentence_pairs > 0
                   ? fmt::format(" | sentence-pair accuracy {:.4f}", result.nsp_accuracy())
                   : "",

@@ -258,7 +258,7 @@ TEST(LoadTypes, Enum) {
                       "expected one of linear, cosine, constant, got 'cosin'",
                       "(did you mean 'cosine'?)");
   EXPECT_CONFIG_ERROR(from_yaml("train:\n  precision: [bf16]\n"), "train.precision",
-                      "expected one of fp32, bf16, got a list");
+                      "expected one of auto, fp32, bf16, got a list");
   EXPECT_EQ(from_yaml("data:\n  format: auto\n").data.format, DataFormat::auto_detect);
 }
 

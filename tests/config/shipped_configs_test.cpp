@@ -46,7 +46,7 @@ TEST(ShippedConfigs, BaseIsBertBase) {
   EXPECT_EQ(c.optim.weight_decay, 0.01);
   EXPECT_EQ(c.schedule.warmup_steps, 10000);
   EXPECT_EQ(c.schedule.decay, DecayKind::linear);
-  EXPECT_EQ(c.train.precision, Precision::bf16);
+  EXPECT_EQ(c.train.precision, Precision::auto_detect);
 }
 
 TEST(ShippedConfigs, LargeIsBertLarge) {
@@ -69,7 +69,7 @@ TEST(ShippedConfigs, MiniIsTheQuickstart) {
   EXPECT_EQ(c.tokenizer.vocab_size, 8000);
   EXPECT_EQ(c.data.seq_len, 128);
   EXPECT_EQ(c.train.micro_batch_size, 32);
-  EXPECT_EQ(c.train.precision, Precision::bf16);
+  EXPECT_EQ(c.train.precision, Precision::auto_detect);
   EXPECT_EQ(c.optim.learning_rate, 5e-4);
   EXPECT_EQ(c.schedule.warmup_steps, 100);
   EXPECT_EQ(c.train.max_steps, 1200);

@@ -55,17 +55,21 @@ TEST(NonFinite, PoisonedStepIsSkippedAndTheRunConverges) {
   const Metrics want = read_metrics(clean.run_dir());
   ASSERT_EQ(got.train.size(), 30u);
   EXPECT_EQ(got.train.at(30).value("skipped_steps", 0), 1);
+  // The skipped step has no loss to report (null, not a made-up number).
+  EXPECT_TRUE(got.train.at(5)["loss"].is_null()) << got.train.at(5).dump();
   // Steps before the poisoned one are unaffected.
   for (int64_t step = 1; step < 5; ++step) {
     EXPECT_EQ(got.train.at(step)["loss"], want.train.at(step)["loss"]) << "step " << step;
   }
   EXPECT_TRUE(all_finite(poisoned.checkpoint(30) / "model.pt"));
-  // Converges: the last 5 steps' loss is far below the first 5 and close to the clean run's.
+  // Converges: the mean loss of the last 5 steps is well below the first 5 (the clean run
+  // falls by ~0.5 nats; a 5-step mean varies by ~0.05) and within 3% of the clean run's.
   const double first = mean_loss(got, 1, 5), last = mean_loss(got, 26, 30);
-  const double clean_last = mean_loss(want, 26, 30);
-  std::printf("loss: first 5 steps %.4f, last 5 %.4f (clean run %.4f)\n", first, last, clean_last);
-  EXPECT_LT(last, first - 0.5);
-  EXPECT_LT(std::abs(last - clean_last), 0.1 * clean_last);
+  const double clean_first = mean_loss(want, 1, 5), clean_last = mean_loss(want, 26, 30);
+  std::printf("loss: first 5 steps %.4f, last 5 %.4f (clean run %.4f, %.4f)\n", first, last,
+              clean_first, clean_last);
+  EXPECT_LT(last, first - 0.25);
+  EXPECT_LT(std::abs(last - clean_last), 0.03 * clean_last);
 }
 
 // Non-finite steps in a row beyond train.max_skipped_steps: exit 1 with one clear error, and

@@ -7,7 +7,10 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <algorithm>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include "mlm/train/checkpoint_dir.h"
 #include "mlm/util/errors.h"
@@ -301,6 +304,36 @@ TEST_F(TrainerCheckpoints, MlmEvalMatchesTheInTrainingEvaluation) {
   EXPECT_NEAR(json["masked_accuracy"].get<double>(), final_eval_.masked_accuracy(), 1e-12);
   EXPECT_NEAR(json["mlm_loss"].get<double>(), final_eval_.mlm_loss(), 1e-6);
   EXPECT_NEAR(json["perplexity"].get<double>(), final_eval_.perplexity(), 1e-4);
+  EXPECT_NEAR(json["unigram_accuracy"].get<double>(), final_eval_.unigram_accuracy(), 1e-12);
+}
+
+// The unigram baseline counted independently: the labels of the batches evaluation scores,
+// as mlm-data prints them (eval.max_batches = 2).
+TEST_F(TrainerCheckpoints, UnigramBaselineIsTheShareOfTheMostFrequentScoredToken) {
+  auto argv = tiny_command("mlm-data", tiny_overrides(dir_, sets_));
+  argv.insert(argv.end(), {"--split", "valid", "--batches", "2", "--json"});
+  const auto out = dir_.parent_path() / "mlm_data.out";
+  const auto err = dir_.parent_path() / "mlm_data.err";
+  ASSERT_EQ(wait_exit_code(spawn(argv, out, err)), 0) << read_text(err);
+  std::map<int64_t, int64_t> counts;
+  int64_t scored = 0;
+  std::istringstream lines(read_text(out));
+  for (std::string line; std::getline(lines, line);) {
+    const auto batch = nlohmann::json::parse(line);
+    for (const auto& row : batch.at("labels")) {
+      for (const auto& label : row) {
+        if (label.get<int64_t>() < 0) continue;
+        ++counts[label.get<int64_t>()];
+        ++scored;
+      }
+    }
+  }
+  ASSERT_EQ(scored, final_eval_.num_masked);
+  int64_t most = 0;
+  for (const auto& [label, count] : counts) most = std::max(most, count);
+  EXPECT_EQ(final_eval_.unigram_correct, most);
+  EXPECT_GT(final_eval_.unigram_accuracy(), 0.0);
+  EXPECT_LT(final_eval_.unigram_accuracy(), 1.0);
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ enum class BadRecordPolicy { skip, error };
 enum class MaskingStrategy { token, whole_word, span };
 enum class MaskCount { exact, bernoulli };
 enum class DecayKind { linear, cosine, constant };
-enum class Precision { fp32, bf16 };
+enum class Precision { auto_detect, fp32, bf16 };
 enum class DeviceKind { auto_detect, cpu, cuda };
 enum class DistBackend { auto_detect, gloo, nccl };
 enum class ProgressBar { auto_detect, on, off };
@@ -42,7 +42,7 @@ MLM_ENUM_NAMES(BadRecordPolicy, "skip", "error")
 MLM_ENUM_NAMES(MaskingStrategy, "token", "whole_word", "span")
 MLM_ENUM_NAMES(MaskCount, "exact", "bernoulli")
 MLM_ENUM_NAMES(DecayKind, "linear", "cosine", "constant")
-MLM_ENUM_NAMES(Precision, "fp32", "bf16")
+MLM_ENUM_NAMES(Precision, "auto", "fp32", "bf16")
 MLM_ENUM_NAMES(DeviceKind, "auto", "cpu", "cuda")
 MLM_ENUM_NAMES(DistBackend, "auto", "gloo", "nccl")
 MLM_ENUM_NAMES(ProgressBar, "auto", "on", "off")

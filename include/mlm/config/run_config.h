@@ -174,7 +174,7 @@ struct TrainConfig {
   double max_time_s = 0;                   // stop after this wall-clock time (0 = no limit)
   int64_t micro_batch_size = 32;           // sequences per forward/backward
   int64_t grad_accum_steps = 1;            // micro-batches per optimizer step
-  Precision precision = Precision::bf16;   // fp32 | bf16 (autocast, fp32 master weights)
+  Precision precision = Precision::auto_detect;  // auto | fp32 | bf16 (autocast, fp32 master weights)
   DeviceKind device = DeviceKind::auto_detect;  // auto | cpu | cuda
   int64_t threads = 0;                     // intra-op threads (0 = this process's share of the cores)
   int64_t seed = 42;                       // model init, data order and masking

@@ -10,6 +10,14 @@ namespace mlm::train {
 /// CUDA is a ConfigError naming train.device.
 torch::Device resolve_device(config::DeviceKind kind, int local_rank = 0);
 
+/// Whether to run under bf16 autocast: train.precision resolved for `device`. auto = bf16 on
+/// CUDA and on CPUs with AVX512-BF16, where bf16 matrix products run 2-3x faster than fp32;
+/// fp32 on other CPUs, where LibTorch's bf16 products take a scalar path ~15x slower.
+bool use_bf16(config::Precision precision, const torch::Device& device);
+
+/// The CPU has AVX512-BF16 instructions (x86-64; false elsewhere).
+bool cpu_has_fast_bf16();
+
 /// torch::set_num_threads(threads). 0 = this process's share of the machine: $OMP_NUM_THREADS
 /// when a launcher set it (torchrun, launch_local.sh), else the cores divided by
 /// $LOCAL_WORLD_SIZE, so ranks on one node do not oversubscribe it.

@@ -93,6 +93,7 @@ class Trainer {
   TrainerOptions options_;
   std::shared_ptr<dist::Communicator> comm_;
   torch::Device device_{torch::kCPU};
+  bool bf16_ = false;  // train.precision resolved for device_ (auto: see use_bf16)
   std::filesystem::path output_dir_;
   std::optional<text::Tokenizer> tokenizer_;
   model::BertForPreTraining model_{nullptr};
