@@ -26,6 +26,19 @@ torch::Tensor BertModelImpl::forward(const torch::Tensor& input_ids, const torch
   return x;
 }
 
+torch::Tensor BertModelImpl::forward_at(const torch::Tensor& input_ids,
+                                        const torch::Tensor& token_type_ids,
+                                        const torch::Tensor& attention_bias,
+                                        const torch::Tensor& positions) {
+  TORCH_CHECK(!layers->is_empty(), "forward_at needs at least one layer");
+  auto x = embeddings(input_ids, token_type_ids);
+  const auto last = layers->size() - 1;
+  for (size_t i = 0; i < last; ++i) x = layers[i]->as<BertLayer>()->forward(x, attention_bias);
+  x = layers[last]->as<BertLayer>()->forward_at(x, attention_bias, positions);
+  if (final_layer_norm) x = final_layer_norm(x);
+  return x;
+}
+
 torch::Tensor BertModelImpl::pool(const torch::Tensor& hidden) {
   TORCH_CHECK(pooler_dense, "this model has no pooler (model.objective is mlm)");
   return torch::tanh(pooler_dense(hidden.select(1, 0)));
@@ -77,15 +90,25 @@ BertOutput BertForPreTrainingImpl::forward(const BertInputs& in, bool return_log
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
   torch::Tensor bias;
   if (in.has_padding && in.attention_mask.defined()) bias = attention_bias_from_mask(in.attention_mask);
-  auto hidden = bert->forward(in.input_ids, in.token_type_ids, bias);  // [B,S,H]
-  auto flat = hidden.reshape({batch * seq, hidden.size(2)});
 
   torch::Tensor logits;  // [M, padded_vocab]
-  if (config_.sparse_head) {
-    // Gather first: the head (H*V per position) runs on the selected positions only.
-    logits = predictions->forward(flat.index_select(0, in.masked_positions), word_embeddings());
+  torch::Tensor hidden;  // [B,S,H], unless the sparse path below never forms it
+  if (config_.sparse_head && !seq_relationship && in.masked_positions.numel() > 0) {
+    // Only the selected positions are scored and nothing reads the other positions' last
+    // hidden states, so the last layer runs its queries and feed-forward block on the
+    // selected positions only, and the head (H*V per position) too.
+    const auto selected = SelectedPositions::from_flat(in.masked_positions, batch, seq);
+    const auto at = bert->forward_at(in.input_ids, in.token_type_ids, bias, selected.positions);
+    const auto rows = at.reshape({-1, at.size(2)}).index_select(0, selected.rows);
+    logits = predictions->forward(rows, word_embeddings());
   } else {
-    logits = predictions->forward(flat, word_embeddings()).index_select(0, in.masked_positions);
+    hidden = bert->forward(in.input_ids, in.token_type_ids, bias);
+    auto flat = hidden.reshape({batch * seq, hidden.size(2)});
+    if (config_.sparse_head) {
+      logits = predictions->forward(flat.index_select(0, in.masked_positions), word_embeddings());
+    } else {
+      logits = predictions->forward(flat, word_embeddings()).index_select(0, in.masked_positions);
+    }
   }
   // Padded rows are sliced off before the softmax: they can never be predicted or counted.
   auto real = logits.narrow(1, 0, vocab_size_).to(torch::kFloat32);
@@ -101,6 +124,23 @@ BertOutput BertForPreTrainingImpl::forward(const BertInputs& in, bool return_log
                                         F::CrossEntropyFuncOptions().reduction(torch::kSum));
     out.nsp_correct = nsp_logits.argmax(1).eq(in.nsp_labels).sum();
   }
+  return out;
+}
+
+SelectedPositions SelectedPositions::from_flat(const torch::Tensor& flat, int64_t batch,
+                                              int64_t seq) {
+  // flat = b*S + s, ascending: a position's slot j within its row is its index minus the
+  // number of positions in earlier rows.
+  const auto row = flat.div(seq, /*rounding_mode=*/"floor");
+  const auto column = flat - row * seq;
+  const auto counts = torch::bincount(row, /*weights=*/{}, batch);
+  const int64_t width = std::max<int64_t>(1, counts.max().item<int64_t>());
+  const auto first = counts.cumsum(0) - counts;
+  const auto slot = torch::arange(flat.numel(), flat.options()) - first.index_select(0, row);
+  SelectedPositions out;
+  out.positions = torch::zeros({batch, width}, flat.options());
+  out.positions.index_put_({row, slot}, column);
+  out.rows = row * width + slot;
   return out;
 }
 

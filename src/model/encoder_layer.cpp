@@ -28,13 +28,37 @@ BertLayerImpl::BertLayerImpl(const config::ModelConfig& c)
   output_norm = output->register_module("LayerNorm", LayerNorm(h, c.layer_norm_eps));
 }
 
-torch::Tensor BertLayerImpl::self_attention(const torch::Tensor& x,
+namespace {
+
+// x [B,S,H] at positions [B,R] -> [B,R,H]
+torch::Tensor gather_positions(const torch::Tensor& x, const torch::Tensor& positions) {
+  return x.gather(1, positions.unsqueeze(-1).expand({-1, -1, x.size(2)}));
+}
+
+}  // namespace
+
+torch::Tensor BertLayerImpl::self_attention(const torch::Tensor& queries, const torch::Tensor& x,
                                             const torch::Tensor& attention_bias) {
+  namespace F = torch::nn::functional;
   const int64_t batch = x.size(0), seq = x.size(1), hidden = x.size(2);
-  const int64_t head_dim = hidden / heads_;
-  // One product for query, key and value: [B,S,3H] -> [3,B,A,S,D].
-  auto parts = qkv(x).view({batch, seq, 3, heads_, head_dim}).permute({2, 0, 3, 1, 4});
-  auto q = parts[0], k = parts[1], v = parts[2];
+  const int64_t rows = queries.size(1), head_dim = hidden / heads_;
+  torch::Tensor q, k, v;
+  if (queries.is_same(x)) {
+    // One product for query, key and value: [B,S,3H] -> [3,B,A,S,D].
+    auto parts = qkv(x).view({batch, seq, 3, heads_, head_dim}).permute({2, 0, 3, 1, 4});
+    q = parts[0], k = parts[1], v = parts[2];
+  } else {
+    // Rows 0..H of the fused matrix are the query, H..3H key and value.
+    const auto& w = qkv->weight;
+    const auto& b = qkv->bias;
+    q = F::linear(queries, w.narrow(0, 0, hidden), b.narrow(0, 0, hidden))
+            .view({batch, rows, heads_, head_dim})
+            .permute({0, 2, 1, 3});
+    auto kv = F::linear(x, w.narrow(0, hidden, 2 * hidden), b.narrow(0, hidden, 2 * hidden))
+                  .view({batch, seq, 2, heads_, head_dim})
+                  .permute({2, 0, 3, 1, 4});
+    k = kv[0], v = kv[1];
+  }
   const double p = is_training() ? attention_dropout_ : 0.0;
   torch::Tensor context;
 #if TORCH_VERSION_MAJOR >= 2
@@ -50,19 +74,38 @@ torch::Tensor BertLayerImpl::self_attention(const torch::Tensor& x,
   probs = torch::dropout(probs, p, is_training());
   context = torch::matmul(probs, v);
 #endif
-  return context.permute({0, 2, 1, 3}).reshape({batch, seq, hidden});
+  return context.permute({0, 2, 1, 3}).reshape({batch, rows, hidden});
 }
 
 torch::Tensor BertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& attention_bias) {
   const bool train = is_training();
   if (norm_ == config::NormPosition::post) {
-    auto a = torch::dropout(attention_dense(self_attention(x, attention_bias)), hidden_dropout_, train);
+    auto a = torch::dropout(attention_dense(self_attention(x, x, attention_bias)), hidden_dropout_, train);
     auto h = attention_norm(a + x);
     auto f = output_dense(activation(intermediate_dense(h), act_));
     return output_norm(torch::dropout(f, hidden_dropout_, train) + h);
   }
-  auto a = attention_dense(self_attention(attention_norm(x), attention_bias));
+  const auto normed = attention_norm(x);
+  auto a = attention_dense(self_attention(normed, normed, attention_bias));
   auto h = x + torch::dropout(a, hidden_dropout_, train);
+  auto f = output_dense(activation(intermediate_dense(output_norm(h)), act_));
+  return h + torch::dropout(f, hidden_dropout_, train);
+}
+
+torch::Tensor BertLayerImpl::forward_at(const torch::Tensor& x, const torch::Tensor& attention_bias,
+                                        const torch::Tensor& positions) {
+  const bool train = is_training();
+  const auto x_at = gather_positions(x, positions);
+  if (norm_ == config::NormPosition::post) {
+    auto a = torch::dropout(attention_dense(self_attention(x_at, x, attention_bias)),
+                            hidden_dropout_, train);
+    auto h = attention_norm(a + x_at);
+    auto f = output_dense(activation(intermediate_dense(h), act_));
+    return output_norm(torch::dropout(f, hidden_dropout_, train) + h);
+  }
+  const auto normed = attention_norm(x);
+  auto a = attention_dense(self_attention(gather_positions(normed, positions), normed, attention_bias));
+  auto h = x_at + torch::dropout(a, hidden_dropout_, train);
   auto f = output_dense(activation(intermediate_dense(output_norm(h)), act_));
   return h + torch::dropout(f, hidden_dropout_, train);
 }

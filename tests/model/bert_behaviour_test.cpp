@@ -105,6 +105,40 @@ TEST(Bert, DenseAndSparseHeadAgree) {
   expect_tensor_near(dense->forward(in, true).mlm_logits, sparse->forward(in, true).mlm_logits, 1e-5, "dense vs sparse");
 }
 
+// With the MLM objective the sparse head also runs the last layer's queries and feed-forward
+// block on the selected positions only: the same logits and the same gradient for every
+// parameter as the dense model, with padding and rows holding 3, 0 and 1 selected positions.
+TEST(Bert, SparseLastLayerMatchesTheDenseModel) {
+  for (auto norm : {config::NormPosition::post, config::NormPosition::pre}) {
+    SCOPED_TRACE(norm == config::NormPosition::post ? "post-LN" : "pre-LN");
+    auto cfg = testing::tiny_config(norm);
+    cfg.objective = config::Objective::mlm;
+    torch::manual_seed(7);
+    BertForPreTraining sparse(cfg, testing::kTinyVocab, testing::kTinyPad);
+    cfg.sparse_head = false;
+    BertForPreTraining dense(cfg, testing::kTinyVocab, testing::kTinyPad);
+    load_hf_state_dict(dense, to_hf_state_dict(sparse), "sparse model");
+
+    auto in = random_batch(3, 10, testing::kTinyVocab, 0, 8);
+    in.attention_mask.narrow(1, 8, 2).select(0, 2).zero_();  // row 2: two padded positions
+    in.has_padding = true;
+    in.masked_positions = torch::tensor({1, 4, 9, 21, 27}, torch::kLong);
+    in.masked_labels = torch::tensor({5, 17, 40, 3, 96}, torch::kLong);
+
+    auto want = dense->forward(in, true);
+    auto got = sparse->forward(in, true);
+    expect_tensor_near(got.mlm_logits, want.mlm_logits, 1e-5, "logits");
+    want.mlm_loss_sum.backward();
+    got.mlm_loss_sum.backward();
+    const auto dense_params = dense->named_parameters();
+    for (const auto& item : sparse->named_parameters()) {
+      const auto& reference = dense_params[item.key()].grad();
+      ASSERT_TRUE(item.value().grad().defined()) << item.key();
+      expect_tensor_near(item.value().grad(), reference, 1e-5, "gradient of " + item.key());
+    }
+  }
+}
+
 // CPU bf16 autocast on/off, as the trainer sets it (the CPU-specific calls are deprecated in 2.4).
 void set_cpu_bf16_autocast(bool on) {
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)

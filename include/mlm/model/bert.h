@@ -52,6 +52,11 @@ struct BertModelImpl : torch::nn::Module {
   /// Returns the last hidden states [B,S,H] (fp32). attention_bias: see BertLayerImpl.
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
                         const torch::Tensor& attention_bias);
+  /// The last hidden states at `positions` only ([B,R] indices into S per row): [B,R,H], equal
+  /// to forward() gathered there, with the last layer's query, output projection and
+  /// feed-forward block run on those positions only (BertLayerImpl::forward_at).
+  torch::Tensor forward_at(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
+                           const torch::Tensor& attention_bias, const torch::Tensor& positions);
   /// tanh(dense(hidden[:, 0])): [B,H]. Only with a pooler.
   torch::Tensor pool(const torch::Tensor& hidden);
 
@@ -61,6 +66,14 @@ struct BertModelImpl : torch::nn::Module {
   torch::nn::Linear pooler_dense{nullptr};      // "pooler.dense", nsp/sop only
 };
 TORCH_MODULE(BertModel);
+
+/// Flat selected positions (b*S+s, ascending) as per-row positions for forward_at: `positions`
+/// [B,R] (R = the most any row has; shorter rows padded with position 0) and `rows` [M], the
+/// index of each selected position in the flattened [B*R] result.
+struct SelectedPositions {
+  torch::Tensor positions, rows;
+  static SelectedPositions from_flat(const torch::Tensor& flat, int64_t batch, int64_t seq);
+};
 
 class BertForPreTrainingImpl : public torch::nn::Module {
  public:

@@ -22,8 +22,17 @@ struct BertLayerImpl : torch::nn::Module {
   /// when the batch has no padding (no mask is applied at all then).
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& attention_bias);
 
-  /// Self-attention context [B,S,H] before the output projection.
-  torch::Tensor self_attention(const torch::Tensor& x, const torch::Tensor& attention_bias);
+  /// The layer's output at `positions` only: [B,R] indices into S per row (a row with fewer
+  /// positions repeats one), giving [B,R,H] = forward(x, attention_bias) gathered there.
+  /// Keys and values still come from every position; the query, output projection and
+  /// feed-forward block run on the R positions only (the last layer under a sparse head).
+  torch::Tensor forward_at(const torch::Tensor& x, const torch::Tensor& attention_bias,
+                           const torch::Tensor& positions);
+
+  /// Self-attention context [B,R,H] before the output projection: queries from `queries`
+  /// [B,R,H], keys and values from `x` [B,S,H] (queries == x: the fused QKV product).
+  torch::Tensor self_attention(const torch::Tensor& queries, const torch::Tensor& x,
+                               const torch::Tensor& attention_bias);
 
   torch::nn::Linear qkv{nullptr}, attention_dense{nullptr}, intermediate_dense{nullptr},
       output_dense{nullptr};
