@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
 
         const auto device = mlm::train::resolve_device(config.train.device);
         mlm::train::configure_threads(config.train.threads);
+        mlm::train::configure_memory();
         const auto env = mlm::dist::DistEnv::from_environment();
         auto comm = env.is_distributed()
                         ? mlm::dist::Communicator::create(env, config.distributed, device)

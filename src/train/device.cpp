@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <thread>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
@@ -39,6 +44,14 @@ bool use_bf16(config::Precision precision, const torch::Device& device) {
     case config::Precision::auto_detect: return device.is_cuda() || cpu_has_fast_bf16();
   }
   return false;
+}
+
+void configure_memory() {
+#if defined(__GLIBC__)
+  if (const char* keep = std::getenv("MLM_MALLOC_DEFAULT"); keep != nullptr && *keep == '1') return;
+  mallopt(M_MMAP_MAX, 0);  // large blocks from the heap, reused after free
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+#endif
 }
 
 namespace {

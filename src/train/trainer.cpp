@@ -67,6 +67,7 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   device_ = options_.comm ? options_.comm->device()
                           : resolve_device(config_.train.device, env.local_rank);
   configure_threads(config_.train.threads);
+  configure_memory();
   bf16_ = use_bf16(config_.train.precision, device_);
   if (bf16_ && device_.is_cpu() && !cpu_has_fast_bf16()) {
     log::warn("train", "train.precision bf16 on a CPU without AVX512-BF16: LibTorch's bf16 "

@@ -128,6 +128,7 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
   }
   const auto device = resolve_device(config.train.device);
   configure_threads(config.train.threads);
+  configure_memory();
   const bool bf16 = use_bf16(config.train.precision, device);
 
   std::unique_ptr<BatchSource> source;
