@@ -78,24 +78,18 @@ torch::Tensor BertLayerImpl::self_attention(const torch::Tensor& queries, const 
 }
 
 torch::Tensor BertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& attention_bias) {
-  const bool train = is_training();
-  if (norm_ == config::NormPosition::post) {
-    auto a = torch::dropout(attention_dense(self_attention(x, x, attention_bias)), hidden_dropout_, train);
-    auto h = attention_norm(a + x);
-    auto f = output_dense(activation(intermediate_dense(h), act_));
-    return output_norm(torch::dropout(f, hidden_dropout_, train) + h);
-  }
-  const auto normed = attention_norm(x);
-  auto a = attention_dense(self_attention(normed, normed, attention_bias));
-  auto h = x + torch::dropout(a, hidden_dropout_, train);
-  auto f = output_dense(activation(intermediate_dense(output_norm(h)), act_));
-  return h + torch::dropout(f, hidden_dropout_, train);
+  return forward_at(x, attention_bias, torch::Tensor());
 }
 
 torch::Tensor BertLayerImpl::forward_at(const torch::Tensor& x, const torch::Tensor& attention_bias,
                                         const torch::Tensor& positions) {
+  // Undefined positions = every position: `at` returns its argument itself, so
+  // self_attention sees queries == x and takes the fused QKV product.
+  auto at = [&](const torch::Tensor& t) {
+    return positions.defined() ? gather_positions(t, positions) : t;
+  };
   const bool train = is_training();
-  const auto x_at = gather_positions(x, positions);
+  const auto x_at = at(x);
   if (norm_ == config::NormPosition::post) {
     auto a = torch::dropout(attention_dense(self_attention(x_at, x, attention_bias)),
                             hidden_dropout_, train);
@@ -104,7 +98,7 @@ torch::Tensor BertLayerImpl::forward_at(const torch::Tensor& x, const torch::Ten
     return output_norm(torch::dropout(f, hidden_dropout_, train) + h);
   }
   const auto normed = attention_norm(x);
-  auto a = attention_dense(self_attention(gather_positions(normed, positions), normed, attention_bias));
+  auto a = attention_dense(self_attention(at(normed), normed, attention_bias));
   auto h = x_at + torch::dropout(a, hidden_dropout_, train);
   auto f = output_dense(activation(intermediate_dense(output_norm(h)), act_));
   return h + torch::dropout(f, hidden_dropout_, train);

@@ -23,7 +23,8 @@ struct BertLayerImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& attention_bias);
 
   /// The layer's output at `positions` only: [B,R] indices into S per row (a row with fewer
-  /// positions repeats one), giving [B,R,H] = forward(x, attention_bias) gathered there.
+  /// positions repeats one), giving [B,R,H] = forward(x, attention_bias) gathered there;
+  /// undefined positions = forward(x, attention_bias).
   /// Keys and values still come from every position; the query, output projection and
   /// feed-forward block run on the R positions only (the last layer under a sparse head).
   torch::Tensor forward_at(const torch::Tensor& x, const torch::Tensor& attention_bias,
