@@ -94,13 +94,20 @@ TEST(Bert, PaddingDoesNotChangeRealTokens) {
   expect_tensor_near(model->forward(padded, true).mlm_logits, base.mlm_logits, 1e-5, "padded batch");
 }
 
-TEST(Bert, DenseAndSparseHeadAgree) {
-  auto cfg = testing::tiny_config(config::NormPosition::post);
-  torch::manual_seed(5);
+// A model with the sparse head (seeded) and its dense-head twin holding the same weights.
+std::pair<BertForPreTraining, BertForPreTraining> sparse_and_dense(config::ModelConfig cfg,
+                                                                   uint64_t seed) {
+  torch::manual_seed(seed);
+  cfg.sparse_head = true;
   BertForPreTraining sparse(cfg, testing::kTinyVocab, testing::kTinyPad);
   cfg.sparse_head = false;
   BertForPreTraining dense(cfg, testing::kTinyVocab, testing::kTinyPad);
   load_hf_state_dict(dense, to_hf_state_dict(sparse), "sparse model");
+  return {sparse, dense};
+}
+
+TEST(Bert, DenseAndSparseHeadAgree) {
+  auto [sparse, dense] = sparse_and_dense(testing::tiny_config(config::NormPosition::post), 5);
   auto in = random_batch(2, 10, testing::kTinyVocab, 4, 6);
   expect_tensor_near(dense->forward(in, true).mlm_logits, sparse->forward(in, true).mlm_logits, 1e-5, "dense vs sparse");
 }
@@ -113,11 +120,7 @@ TEST(Bert, SparseLastLayerMatchesTheDenseModel) {
     SCOPED_TRACE(norm == config::NormPosition::post ? "post-LN" : "pre-LN");
     auto cfg = testing::tiny_config(norm);
     cfg.objective = config::Objective::mlm;
-    torch::manual_seed(7);
-    BertForPreTraining sparse(cfg, testing::kTinyVocab, testing::kTinyPad);
-    cfg.sparse_head = false;
-    BertForPreTraining dense(cfg, testing::kTinyVocab, testing::kTinyPad);
-    load_hf_state_dict(dense, to_hf_state_dict(sparse), "sparse model");
+    auto [sparse, dense] = sparse_and_dense(cfg, 7);
 
     auto in = random_batch(3, 10, testing::kTinyVocab, 0, 8);
     in.attention_mask.narrow(1, 8, 2).select(0, 2).zero_();  // row 2: two padded positions
