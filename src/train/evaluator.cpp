@@ -109,10 +109,10 @@ EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& c
   result.num_sentence_pairs = static_cast<int64_t>(t[4]);
   result.nsp_correct = static_cast<int64_t>(t[5]);
   result.sequences = static_cast<int64_t>(t[6]);
+  result.batches = static_cast<int64_t>(t[7]);
   label_counts = sum_across_ranks(comm, std::move(label_counts));
   result.unigram_correct = static_cast<int64_t>(
       label_counts.empty() ? 0.0 : *std::max_element(label_counts.begin(), label_counts.end()));
-  result.batches = static_cast<int64_t>(t[7]);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
