@@ -70,10 +70,10 @@ int main(int argc, char** argv) {
           extra["step"] = mlm::train::TrainerState::load(dir / "trainer_state.json").step;
         }
 
-        const auto device = mlm::train::resolve_device(config.train.device);
-        mlm::train::configure_threads(config.train.threads);
-        mlm::train::configure_memory();
         const auto env = mlm::dist::DistEnv::from_environment();
+        const auto device = mlm::train::resolve_device(config.train.device);
+        mlm::train::configure_threads(config.train.threads, env.local_world_size);
+        mlm::train::configure_memory();
         auto comm = env.is_distributed()
                         ? mlm::dist::Communicator::create(env, config.distributed, device)
                         : mlm::dist::Communicator::single_process(device);

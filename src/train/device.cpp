@@ -66,12 +66,12 @@ int64_t positive_env(const char* name) {
 
 }  // namespace
 
-void configure_threads(int64_t threads) {
+void configure_threads(int64_t threads, int local_world_size) {
   int64_t n = threads;
   if (n <= 0) n = positive_env("OMP_NUM_THREADS");
   if (n <= 0) {
     const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
-    n = std::max<int64_t>(1, cores / std::max<int64_t>(1, positive_env("LOCAL_WORLD_SIZE")));
+    n = std::max<int64_t>(1, cores / std::max(1, local_world_size));
   }
   torch::set_num_threads(static_cast<int>(n));
 }

@@ -66,7 +66,7 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   const auto env = options_.comm ? dist::DistEnv{} : dist::DistEnv::from_environment();
   device_ = options_.comm ? options_.comm->device()
                           : resolve_device(config_.train.device, env.local_rank);
-  configure_threads(config_.train.threads);
+  configure_threads(config_.train.threads, env.local_world_size);
   configure_memory();
   bf16_ = use_bf16(config_.train.precision, device_);
   if (bf16_ && device_.is_cpu() && !cpu_has_fast_bf16()) {

@@ -27,7 +27,7 @@ void configure_memory();
 
 /// torch::set_num_threads(threads). 0 = this process's share of the machine: $OMP_NUM_THREADS
 /// when a launcher set it (torchrun, launch_local.sh), else the cores divided by
-/// $LOCAL_WORLD_SIZE, so ranks on one node do not oversubscribe it.
-void configure_threads(int64_t threads);
+/// local_world_size (DistEnv's LOCAL_WORLD_SIZE), so ranks on one node do not oversubscribe it.
+void configure_threads(int64_t threads, int local_world_size = 1);
 
 }  // namespace mlm::train
