@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
         }
 
         const auto env = mlm::dist::DistEnv::from_environment();
-        const auto device = mlm::train::resolve_device(config.train.device);
+        const auto device = mlm::train::resolve_device(config.train.device, env.local_rank);
         mlm::train::configure_threads(config.train.threads, env.local_world_size);
         mlm::train::configure_memory();
         auto comm = env.is_distributed()
