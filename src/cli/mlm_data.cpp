@@ -2,7 +2,6 @@
 // masked batches of a split as JSON lines (with --split valid exactly the batches evaluation
 // scores: same order, eval.batch_size, eval.seed); `--bench` measures read + tokenize + pack +
 // mask throughput.
-#include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +9,7 @@
 #include "mlm/data/streaming_dataset.h"
 #include "mlm/masking/masking_collator.h"
 #include "mlm/text/tokenizer.h"
+#include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
@@ -97,7 +97,7 @@ int run(const Options& options) {
   };
 
   if (options.bench) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = mlm::SteadyClock::now();
     int64_t tokens = 0, batches = 0, masked = 0;
     double elapsed = 0;
     while (elapsed < options.bench_seconds && next_batch()) {
@@ -105,7 +105,7 @@ int run(const Options& options) {
       for (auto m : batch.attention_mask) tokens += m;
       masked += batch.num_masked();
       ++batches;
-      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      elapsed = mlm::seconds_since(start);
     }
     const auto c = dataset.counters();
     std::cout << nlohmann::json{{"split", options.split},

@@ -3,8 +3,7 @@
 // Exit codes: 0 done, 1 runtime failure, 2 bad usage/config, 130/143 stopped by
 // SIGINT/SIGTERM after writing a checkpoint.
 #include "cli/common/cli_app.h"
-#include "mlm/config/validate.h"
-#include "mlm/train/trainer.h"
+#include "mlm/train/commands.h"
 #include "mlm/util/errors.h"
 
 int main(int argc, char** argv) {
@@ -22,8 +21,6 @@ int main(int argc, char** argv) {
       [&]() -> int {
         mlm::config::RunConfig config;
         if (!config_options.load(config)) return mlm::kExitOk;  // --print-config
-        mlm::config::require_training_data(config);
-        mlm::train::Trainer trainer(config, {resume, nullptr});
-        return trainer.run();
+        return mlm::train::run_training(config, resume);
       });
 }

@@ -69,7 +69,7 @@ bool is_plain_safe(const std::string& text) {
   return true;
 }
 
-std::string quoted(const std::string& text) {
+std::string yaml_double_quoted(const std::string& text) {
   static const char* const kHex = "0123456789abcdef";
   std::string out = "\"";
   for (char c : text) {
@@ -107,7 +107,7 @@ std::string describe(const YAML::Node& node) {
     case YAML::NodeType::Scalar: {
       std::string text = node.Scalar();
       if (text.size() > kMaxShownChars) text = text.substr(0, kMaxShownChars) + "...";
-      const std::string escaped = quoted(text);  // control characters stay visible
+      const std::string escaped = yaml_double_quoted(text);  // control characters stay visible
       return "'" + escaped.substr(1, escaped.size() - 2) + "'";
     }
   }
@@ -246,7 +246,7 @@ std::string encode(double value) {
 }
 
 std::string encode(const std::string& value) {
-  return is_plain_safe(value) ? value : quoted(value);
+  return is_plain_safe(value) ? value : yaml_double_quoted(value);
 }
 
 std::string encode(const std::vector<std::string>& value) {

@@ -1,8 +1,6 @@
 #include "mlm/train/evaluator.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 
 #include "mlm/data/streaming_dataset.h"
 #include "mlm/masking/masking_collator.h"
@@ -10,41 +8,14 @@
 #include "mlm/train/batch_tensors.h"
 #include "mlm/train/device.h"
 #include "mlm/train/sum_across_ranks.h"
+#include "mlm/util/elapsed.h"
 
 namespace mlm::train {
-
-double EvalResult::masked_accuracy() const {
-  return num_masked > 0 ? static_cast<double>(mlm_correct) / static_cast<double>(num_masked) : 0.0;
-}
-double EvalResult::unigram_accuracy() const {
-  return num_masked > 0 ? static_cast<double>(unigram_correct) / static_cast<double>(num_masked)
-                        : 0.0;
-}
-double EvalResult::mlm_loss() const {
-  return num_masked > 0 ? mlm_loss_sum / static_cast<double>(num_masked) : 0.0;
-}
-double EvalResult::perplexity() const { return std::exp(mlm_loss()); }
-double EvalResult::nsp_accuracy() const {
-  return num_sentence_pairs > 0
-             ? static_cast<double>(nsp_correct) / static_cast<double>(num_sentence_pairs)
-             : 0.0;
-}
-
-nlohmann::json EvalResult::to_json() const {
-  nlohmann::json json = {{"masked_accuracy", masked_accuracy()},
-                         {"mlm_loss", mlm_loss()},
-                         {"perplexity", perplexity()},
-                         {"num_masked", num_masked},
-                         {"sequences", sequences},
-                         {"unigram_accuracy", unigram_accuracy()}};
-  if (num_sentence_pairs > 0) json["nsp_accuracy"] = nsp_accuracy();
-  return json;
-}
 
 EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& config,
                     const text::Tokenizer& tokenizer, dist::Communicator& comm,
                     const torch::Device& device) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = SteadyClock::now();
   const int world = comm.world_size();
   const int64_t batch_size =
       config.eval.batch_size > 0 ? config.eval.batch_size : config.train.micro_batch_size;
@@ -113,7 +84,7 @@ EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& c
   label_counts = sum_across_ranks(comm, std::move(label_counts));
   result.unigram_correct = static_cast<int64_t>(
       label_counts.empty() ? 0.0 : *std::max_element(label_counts.begin(), label_counts.end()));
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = seconds_since(start);
   return result;
 }
 

@@ -13,17 +13,12 @@
 #include "mlm/train/optimizer.h"
 #include "mlm/train/stop_signals.h"
 #include "mlm/train/sum_across_ranks.h"
+#include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
 namespace mlm::train {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 /// "N" or "N-M" from MLM_TEST_POISON_STEP; {-1, -1} when unset.
 std::pair<int64_t, int64_t> parse_poison_steps() {
@@ -245,14 +240,14 @@ bool Trainer::train_step(StepStats& stats) {
   return true;
 }
 
-void Trainer::pause_window(Clock::time_point since) {
+void Trainer::pause_window(SteadyClock::time_point since) {
   // Evaluation and checkpoints do not count against the training throughput.
-  window_.start += Clock::now() - since;
+  window_.start += SteadyClock::now() - since;
 }
 
 int Trainer::run() {
   StopSignals signals;
-  run_start_ = Clock::now();
+  run_start_ = SteadyClock::now();
   run_start_step_ = state_.step;
   train_time_at_start_ = state_.train_time_s;
   window_ = Window{};
@@ -281,12 +276,12 @@ int Trainer::run() {
     log_step(stats);
     const int64_t step = state_.step;
     if (config_.eval.every_steps > 0 && step % config_.eval.every_steps == 0) {
-      const auto since = Clock::now();
+      const auto since = SteadyClock::now();
       evaluate_and_log();
       pause_window(since);
     }
     if (config_.checkpoint.every_steps > 0 && step % config_.checkpoint.every_steps == 0) {
-      const auto since = Clock::now();
+      const auto since = SteadyClock::now();
       save_checkpoint();
       pause_window(since);
     }

@@ -7,6 +7,7 @@
 #include "mlm/train/rng_state.h"
 #include "mlm/train/sum_across_ranks.h"
 #include "mlm/train/trainer.h"
+#include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
@@ -22,7 +23,7 @@ std::string first_line(const std::string& text) {
 }  // namespace
 
 fs::path Trainer::save_checkpoint() {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = SteadyClock::now();
   // Every rank's data position and RNG state, gathered to rank 0 (collective).
   const nlohmann::json mine = {{"data_position", dataset_->position().to_json()},
                                {"rng", capture_rng_state()}};
@@ -64,7 +65,7 @@ fs::path Trainer::save_checkpoint() {
   if (comm_->is_main()) {
     progress_->clear();
     log::info("ckpt", "wrote {} ({:.1f}s)", written.string(),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+              seconds_since(start));
   }
   return written;
 }

@@ -16,12 +16,12 @@
 namespace mlm::fault {
 namespace {
 
-constexpr int64_t kSteps = 12;
-constexpr int64_t kEvery = 2;
+constexpr int64_t kKillRunSteps = 12;
+constexpr int64_t kKillRunEvery = 2;
 
 std::vector<std::string> kill_settings() {
-  return {"train.max_steps=" + std::to_string(kSteps),
-          "checkpoint.every_steps=" + std::to_string(kEvery), "checkpoint.keep_last=2"};
+  return {"train.max_steps=" + std::to_string(kKillRunSteps),
+          "checkpoint.every_steps=" + std::to_string(kKillRunEvery), "checkpoint.keep_last=2"};
 }
 
 bool has_temporary_dir(const fs::path& checkpoints) {
@@ -45,15 +45,15 @@ void run_kill_trials(int trials, uint32_t seed) {
   Child ref_child(reference.command());
   const auto ref_start = std::chrono::steady_clock::now();
   ASSERT_TRUE(ref_child.wait_until(
-      [&] { return fs::exists(reference.checkpoint(kEvery)); }, 180));
+      [&] { return fs::exists(reference.checkpoint(kKillRunEvery)); }, 180));
   const double first_checkpoint_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - ref_start).count();
   const auto ref = ref_child.wait();
   ASSERT_EQ(ref.exit_code, 0) << ref.status() << "\n" << ref.err;
   const Metrics want = read_metrics(reference.run_dir());
   ASSERT_TRUE(want.bad_lines.empty());
-  ASSERT_EQ(want.train.size(), static_cast<size_t>(kSteps));
-  const fs::path want_model = reference.checkpoint(kSteps) / "model.pt";
+  ASSERT_EQ(want.train.size(), static_cast<size_t>(kKillRunSteps));
+  const fs::path want_model = reference.checkpoint(kKillRunSteps) / "model.pt";
   ASSERT_TRUE(fs::exists(want_model));
   const double rest_s = std::max(0.05, ref.wall_s - first_checkpoint_s);
 
@@ -64,7 +64,7 @@ void run_kill_trials(int trials, uint32_t seed) {
     const TinyRun run(base / ("trial_" + std::to_string(trial)), kill_settings());
     Child child(run.command());
     // Always after the first complete checkpoint, so that there is something to resume.
-    ASSERT_TRUE(child.wait_until([&] { return fs::exists(run.checkpoint(kEvery)); }, 180));
+    ASSERT_TRUE(child.wait_until([&] { return fs::exists(run.checkpoint(kKillRunEvery)); }, 180));
     if (trial % 2 == 0) {
       // Anywhere in the rest of the run.
       std::uniform_real_distribution<double> at(0, rest_s);
@@ -72,8 +72,8 @@ void run_kill_trials(int trials, uint32_t seed) {
     } else {
       // While checkpoint `target` is being written: as soon as its temporary directory
       // appears, plus up to 3 ms.
-      std::uniform_int_distribution<int64_t> pick(2, kSteps / kEvery);
-      const int64_t target = pick(rng) * kEvery;
+      std::uniform_int_distribution<int64_t> pick(2, kKillRunSteps / kKillRunEvery);
+      const int64_t target = pick(rng) * kKillRunEvery;
       const fs::path tmp = run.checkpoints() / (".tmp-" + train::checkpoint_dir_name(target));
       child.wait_until([&] { return fs::exists(tmp) || fs::exists(run.checkpoint(target)); },
                        180);
@@ -97,7 +97,7 @@ void run_kill_trials(int trials, uint32_t seed) {
     const Metrics got = read_metrics(run.run_dir());
     EXPECT_TRUE(got.bad_lines.empty()) << "metrics.jsonl has a broken line: " << got.bad_lines[0];
     EXPECT_EQ(compare_train_rows(want, got), "");
-    const fs::path got_model = run.checkpoint(kSteps) / "model.pt";
+    const fs::path got_model = run.checkpoint(kKillRunSteps) / "model.pt";
     ASSERT_TRUE(fs::exists(got_model));
     EXPECT_EQ(compare_weights(want_model, got_model), "");
     EXPECT_FALSE(has_temporary_dir(run.checkpoints())) << "a stale temporary directory remains";

@@ -18,11 +18,10 @@ using config::MaskingStrategy;
 using config::Objective;
 using namespace testing;
 
-constexpr int64_t kSeqLen = 128;
 constexpr int64_t kSequences = 1200;  // ~112k maskable tokens
 constexpr double kNonSpecial = kVocabSize - kFirstRegularId;
 
-const std::vector<data::PackedSequence>& corpus() {
+const std::vector<data::PackedSequence>& rate_corpus() {
   static const auto seqs = make_sequences(kSequences, kSeqLen, 2024);
   return seqs;
 }
@@ -42,11 +41,11 @@ TEST_P(SelectionRate, TokenStrategyHitsPWithTheRightSpread) {
   cfg.count = count;
   cfg.mlm_probability = p;
   const MaskingCollator collate(cfg, make_vocab(), kSeqLen, Objective::mlm);
-  const MaskedBatch batch = collate(corpus(), 31337);
+  const MaskedBatch batch = collate(rate_corpus(), 31337);
 
   double n_total = 0, expected = 0, variance = 0;
-  for (size_t r = 0; r < corpus().size(); ++r) {
-    const double n = static_cast<double>(count_maskable(corpus()[r]));
+  for (size_t r = 0; r < rate_corpus().size(); ++r) {
+    const double n = static_cast<double>(count_maskable(rate_corpus()[r]));
     ASSERT_GE(n, 1);
     const int64_t k = selected_in_row(batch, static_cast<int64_t>(r));
     n_total += n;
@@ -101,7 +100,7 @@ TEST(SelectionRate, MaxPredictionsPerSeqCaps) {
       cfg.mlm_probability = 0.4;
       cfg.max_predictions_per_seq = 5;
       const MaskingCollator collate(cfg, make_vocab(), kSeqLen, Objective::mlm);
-      const MaskedBatch batch = collate(corpus(), 3);
+      const MaskedBatch batch = collate(rate_corpus(), 3);
       int64_t at_cap = 0;
       for (int64_t r = 0; r < batch.batch_size; ++r) {
         const int64_t k = selected_in_row(batch, r);
@@ -138,7 +137,7 @@ TEST_P(CorruptionSplit, PerPositionRatesMatchTheConfiguredSplit) {
   cfg.random_replace_prob = random_p;
   const auto vocab = make_vocab();
   const MaskingCollator collate(cfg, vocab, kSeqLen, Objective::mlm);
-  const MaskedBatch batch = collate(corpus(), 99);
+  const MaskedBatch batch = collate(rate_corpus(), 99);
 
   double masked = 0, kept = 0, replaced = 0;
   for (int64_t cell : batch.masked_positions) {
@@ -183,11 +182,11 @@ TEST(CorruptionSplit, SpanStrategyDecidesOncePerSpan) {
     const auto vocab = make_vocab();
     const MaskingCollator collate(cfg, vocab, kSeqLen, Objective::mlm);
     const uint64_t seed = 5;
-    const MaskedBatch batch = collate(corpus(), seed);
+    const MaskedBatch batch = collate(rate_corpus(), seed);
 
     double spans = 0, masked = 0, kept = 0, replaced = 0, want_kept = 0;
-    for (size_t r = 0; r < corpus().size(); ++r) {
-      for (const MaskedSpan& span : collate.select(corpus()[r], seed)) {
+    for (size_t r = 0; r < rate_corpus().size(); ++r) {
+      for (const MaskedSpan& span : collate.select(rate_corpus()[r], seed)) {
         int64_t n_mask = 0, n_same = 0;
         for (int32_t p = span.begin; p < span.end; ++p) {
           const int64_t cell = static_cast<int64_t>(r) * kSeqLen + p;

@@ -14,6 +14,7 @@ namespace mlm::masking::testing {
 
 constexpr int32_t kVocabSize = 1000;
 constexpr int32_t kFirstRegularId = 5;  // ids 0-4: [PAD] [UNK] [CLS] [SEP] [MASK]
+constexpr int64_t kSeqLen = 128;        // the statistical tests' sequence length
 
 /// ids 0-4 special; a regular piece continues a word when id % 3 == 0, so words have
 /// 1, 2, 3, ... pieces (mean 1.5) and single-piece words are common.

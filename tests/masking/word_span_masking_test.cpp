@@ -18,9 +18,7 @@ using config::MaskingStrategy;
 using config::Objective;
 using namespace testing;
 
-constexpr int64_t kSeqLen = 128;
-
-const std::vector<data::PackedSequence>& corpus() {
+const std::vector<data::PackedSequence>& word_corpus() {
   static const auto seqs = make_sequences(1200, kSeqLen, 77);
   return seqs;
 }
@@ -41,7 +39,7 @@ std::vector<int64_t> word_ids(const data::PackedSequence& seq) {
 
 void expect_rate(const MaskedBatch& batch, double p, const char* what) {
   double n = 0;
-  for (const auto& seq : corpus()) n += static_cast<double>(count_maskable(seq));
+  for (const auto& seq : word_corpus()) n += static_cast<double>(count_maskable(seq));
   const double rate = static_cast<double>(batch.num_masked()) / n;
   std::printf("[masking] %s: rate %.5f over %.0f maskable (p = %.2f)\n", what, rate, n, p);
   EXPECT_NEAR(rate, p, binomial_bound(p, n)) << what;
@@ -57,10 +55,10 @@ TEST_P(WordStrategies, EveryWordIsSelectedWholeOrNotAtAllAndTheRateIsP) {
   cfg.count = count;
   cfg.mlm_probability = p;
   const MaskingCollator collate(cfg, make_vocab(), kSeqLen, Objective::mlm);
-  const MaskedBatch batch = collate(corpus(), 4242);
+  const MaskedBatch batch = collate(word_corpus(), 4242);
   int64_t multi_piece_words_selected = 0;
-  for (size_t r = 0; r < corpus().size(); ++r) {
-    const auto words = word_ids(corpus()[r]);
+  for (size_t r = 0; r < word_corpus().size(); ++r) {
+    const auto words = word_ids(word_corpus()[r]);
     for (size_t i = 1; i < words.size(); ++i) {
       if (words[i] < 0 || words[i] != words[i - 1]) continue;
       const bool a = batch.labels[r * kSeqLen + i - 1] != -100;

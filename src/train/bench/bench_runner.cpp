@@ -5,7 +5,6 @@
 #include <torch/cuda.h>
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -22,17 +21,12 @@
 #include "mlm/train/device.h"
 #include "mlm/train/grad_clip.h"
 #include "mlm/train/optimizer.h"
+#include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
 namespace mlm::train::bench {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 double process_cpu_seconds() {
   timespec ts{};
@@ -154,7 +148,7 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
   };
   // One training step as Trainer::train_step runs it with one micro-batch and one rank.
   auto step = [&](PhaseTimes& t) {
-    auto start = Clock::now();
+    auto start = SteadyClock::now();
     const auto batch = source->next();
     const auto inputs = to_bert_inputs(batch, device);
     const double masked = std::max<double>(static_cast<double>(batch.num_masked()), 1.0);
@@ -162,7 +156,7 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
     t.masked += static_cast<double>(batch.num_masked());
     t.data += seconds_since(start);
 
-    start = Clock::now();
+    start = SteadyClock::now();
     model::BertOutput out;
     {
       AutocastScope autocast(bf16, device);
@@ -173,12 +167,12 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
     (void)out.mlm_correct.item<int64_t>();
     t.forward += seconds_since(start);
 
-    start = Clock::now();
+    start = SteadyClock::now();
     loss.backward();
     sync();
     t.backward += seconds_since(start);
 
-    start = Clock::now();
+    start = SteadyClock::now();
     clip_grad_norm(params, config.optim.max_grad_norm);
     optimizer->step();
     optimizer->zero_grad();

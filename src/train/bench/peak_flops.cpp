@@ -3,7 +3,8 @@
 #include <torch/cuda.h>
 
 #include <algorithm>
-#include <chrono>
+
+#include "mlm/util/elapsed.h"
 
 namespace mlm::train::bench {
 
@@ -22,11 +23,10 @@ double measure_peak_gflops(torch::ScalarType dtype, const torch::Device& device,
   double best = 0;
   const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
   for (int r = 0; r < std::max(1, repeats); ++r) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = SteadyClock::now();
     torch::mm_out(out, a, b);
     sync();
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = seconds_since(start);
     if (seconds > 0) best = std::max(best, flops / seconds / 1e9);
   }
   return best;
