@@ -16,13 +16,12 @@
 namespace mlm::dist {
 namespace {
 
-// Holds the process group (a c10d::ProcessGroup in LibTorch 1.x, a c10d::Backend in 2.x:
-// same method names, hence the template) and the store it was built on.
-template <class Group>
+// Holds one c10d::Backend (ProcessGroupGloo or ProcessGroupNCCL, through the base class's
+// virtual collectives) and the store it rendezvoused through.
 class GroupCollectives final : public Collectives {
  public:
   GroupCollectives(std::string name, c10::intrusive_ptr<c10d::Store> store,
-                   c10::intrusive_ptr<Group> group)
+                   c10::intrusive_ptr<c10d::Backend> group)
       : name_(std::move(name)), store_(std::move(store)), group_(std::move(group)) {}
 
   ~GroupCollectives() override {
@@ -67,7 +66,7 @@ class GroupCollectives final : public Collectives {
  private:
   std::string name_;
   c10::intrusive_ptr<c10d::Store> store_;
-  c10::intrusive_ptr<Group> group_;
+  c10::intrusive_ptr<c10d::Backend> group_;
   std::vector<c10::intrusive_ptr<c10d::Work>> pending_;
   std::vector<std::vector<std::vector<torch::Tensor>>> gathered_;
 };
@@ -136,7 +135,7 @@ std::unique_ptr<Collectives> connect_collectives(const DistEnv& env, const std::
     options->devices = gloo_devices(env);
     auto group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, env.rank, env.world_size,
                                                              options);
-    return std::make_unique<GroupCollectives<c10d::ProcessGroupGloo>>("gloo", store, group);
+    return std::make_unique<GroupCollectives>("gloo", store, group);
   }
 #ifdef MLM_WITH_CUDA
   if (backend == "nccl") {
@@ -149,7 +148,7 @@ std::unique_ptr<Collectives> connect_collectives(const DistEnv& env, const std::
     options->timeout = timeout;
     auto group = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, env.rank, env.world_size,
                                                              options);
-    return std::make_unique<GroupCollectives<c10d::ProcessGroupNCCL>>("nccl", store, group);
+    return std::make_unique<GroupCollectives>("nccl", store, group);
   }
 #endif
   throw std::invalid_argument("unknown or unavailable backend " + backend);

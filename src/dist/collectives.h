@@ -1,7 +1,6 @@
 #pragma once
 // Private to src/dist: the c10d process group behind a Communicator, behind a small virtual
-// interface so communicator.cpp does not care whether it is Gloo or NCCL, nor whether this
-// LibTorch calls it a ProcessGroup (1.x) or a Backend (2.x).
+// interface so communicator.cpp does not care whether it is Gloo or NCCL.
 #include <torch/torch.h>
 
 #include <memory>

@@ -60,20 +60,11 @@ torch::Tensor BertLayerImpl::self_attention(const torch::Tensor& queries, const 
     k = kv[0], v = kv[1];
   }
   const double p = is_training() ? attention_dropout_ : 0.0;
-  torch::Tensor context;
-#if TORCH_VERSION_MAJOR >= 2
-  c10::optional<torch::Tensor> mask;
+  // The fused kernel (flash / memory-efficient / math, chosen by LibTorch for the device);
+  // padding enters as the additive key bias, in the dtype autocast gave q.
+  std::optional<torch::Tensor> mask;
   if (attention_bias.defined()) mask = attention_bias.to(q.scalar_type());
-  context = at::scaled_dot_product_attention(q, k, v, mask, p, /*is_causal=*/false);
-#else
-  // Explicit path (LibTorch 1.x), the Hugging Face math: softmax(q k^T / sqrt(D) + bias) v,
-  // the softmax in fp32 so that bf16 autocast keeps its normalisation exact.
-  auto scores = torch::matmul(q, k.transpose(-2, -1)).div(std::sqrt(static_cast<double>(head_dim)));
-  if (attention_bias.defined()) scores = scores + attention_bias;
-  auto probs = torch::softmax(scores, -1, torch::kFloat32).to(v.scalar_type());
-  probs = torch::dropout(probs, p, is_training());
-  context = torch::matmul(probs, v);
-#endif
+  auto context = at::scaled_dot_product_attention(q, k, v, mask, p, /*is_causal=*/false);
   return context.permute({0, 2, 1, 3}).reshape({batch, rows, hidden});
 }
 

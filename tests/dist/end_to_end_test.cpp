@@ -198,21 +198,16 @@ TEST(DistEndToEnd, StoppedAndResumedTwoRankRunMatchesTheUninterruptedOne) {
 }
 
 // The README's torchrun line, with the launcher's own store (TORCHELASTIC_USE_AGENT_STORE),
-// when torchrun is installed (Debian's python3-torch). `--redirects 2 --tee 2` works around
-// Debian's torchrun 1.13 on Python 3.11, which cannot parse the default "0" of either flag.
+// run by the torchrun of the project's venv.
 TEST(DistEndToEnd, TorchrunStartsTwoRanks) {
   ASSERT_TRUE(fs::exists(mlm_train())) << mlm_train() << " is not built";
-  std::string torchrun;
-  for (const char* dir : {"/usr/local/bin", "/usr/bin"}) {
-    if (fs::exists(fs::path(dir) / "torchrun")) torchrun = (fs::path(dir) / "torchrun").string();
-  }
-  if (torchrun.empty()) GTEST_SKIP() << "torchrun is not installed (Debian's python3-torch)";
+  const std::string torchrun = std::string(MLM_PYTHON_BIN_DIR) + "/torchrun";
+  ASSERT_TRUE(fs::exists(torchrun)) << torchrun << " is missing: run scripts/setup.sh";
   Scratch scratch;
   const fs::path run_dir = scratch.path / "run";
   testing::ProcessSpec spec;
   spec.argv = {torchrun, "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
-               "--master_port", std::to_string(testing::free_port()), "--redirects", "2",
-               "--tee", "2", "--no_python", mlm_train(), "--config",
+               "--master_port", std::to_string(testing::free_port()), "--no-python", mlm_train(), "--config",
                std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"};
   const auto args = tiny_args(scratch.path, run_dir, 3);
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());

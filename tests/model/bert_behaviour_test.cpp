@@ -142,15 +142,10 @@ TEST(Bert, SparseLastLayerMatchesTheDenseModel) {
   }
 }
 
-// CPU bf16 autocast on/off, as the trainer sets it (the CPU-specific calls are deprecated in 2.4).
+// CPU bf16 autocast on/off, as the trainer's AutocastScope sets it.
 void set_cpu_bf16_autocast(bool on) {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
   at::autocast::set_autocast_enabled(at::kCPU, on);
   at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
-#else
-  at::autocast::set_cpu_enabled(on);
-  at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-#endif
   if (!on) at::autocast::clear_cache();
 }
 

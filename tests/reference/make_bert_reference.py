@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Reference outputs for tests/model/bert_reference_test.cpp, llm.c style.
 
 Builds a tiny BERT with PyTorch's own nn modules and the exact Hugging Face BERT math
@@ -15,7 +15,7 @@ Writes to tests/fixtures/model/ (run once, commit the output):
 The backward pass is taken of mlm_loss_sum / M (+ nsp_loss_sum / B for the NSP model), which is
 what the trainer does with the sums the C++ model returns.
 
-Usage: /usr/bin/python3 tests/reference/make_bert_reference.py [output_dir]
+Usage: .venv/bin/python tests/reference/make_bert_reference.py [output_dir]
 """
 import math
 import os

@@ -8,8 +8,8 @@
 namespace mlm::model {
 
 /// LayerNorm over the last dimension with fp32 weight and bias. The input is cast to fp32
-/// first: LibTorch 1.13's CPU autocast leaves layer_norm alone, and layer_norm on a bf16
-/// input with fp32 weights throws. The output is fp32 (the next linear casts it again).
+/// first, so the normalisation runs in fp32 under bf16 autocast on every device (as CUDA's
+/// autocast policy does for layer_norm). The output is fp32 (the next linear casts it again).
 struct LayerNormImpl : torch::nn::Module {
   LayerNormImpl(int64_t size, double eps);
   torch::Tensor forward(const torch::Tensor& x);

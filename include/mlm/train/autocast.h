@@ -16,7 +16,7 @@ class AutocastScope {
 
  private:
   bool active_ = false;
-  bool cuda_ = false;
+  c10::DeviceType device_type_;
   bool previous_enabled_ = false;
   at::ScalarType previous_dtype_ = at::kBFloat16;
 };

@@ -34,7 +34,8 @@ int run_main(const std::string& name, const std::string& description, int argc, 
              const std::function<void(CLI::App&)>& add_options, const std::function<int()>& body) {
   CLI::App app{description, name};
   app.set_version_flag("--version",
-                       name + " " + MLM_VERSION + " (LibTorch " + TORCH_VERSION + ")");
+                       name + " " + MLM_VERSION + " (LibTorch " + TORCH_VERSION + ", CUDA " +
+                           MLM_CUDA_VERSION + ")");
   if (add_options) add_options(app);
   try {
     app.parse(argc, argv);
