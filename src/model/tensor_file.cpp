@@ -1,6 +1,8 @@
 #include "mlm/model/tensor_file.h"
 
 #include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/export.h>
+#include <torch/csrc/jit/serialization/pickler.h>
 #include <torch/serialize.h>
 #include <torch/torch.h>
 
@@ -339,11 +341,25 @@ void write_tensor_file(const std::string& path, const TensorDict& tensors) {
     if (dict.contains(name)) throw CheckpointError(path + ": duplicate key " + name);
     dict.insert(name, it->second);
   }
-  const auto bytes = torch::pickle_save(c10::IValue(dict));
+  // torch::pickle_save, but with a plain dict: its typed dict is wrapped in
+  // torch.jit._pickle.restore_type_tag, a global that torch.load(weights_only=True) (2.x's
+  // default) refuses. Tensors become _rebuild_tensor_v2 calls on zip storage records, as in
+  // every torch.save file.
+  std::vector<char> pickle;
+  torch::jit::Pickler pickler([&](const char* bytes, size_t n) { pickle.insert(pickle.end(), bytes, bytes + n); },
+                              nullptr, nullptr, nullptr, nullptr, /*tag_aggregates=*/false);
+  pickler.protocol();
+  pickler.pushIValue(c10::IValue(dict));
+  pickler.stop();
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    caffe2::serialize::PyTorchStreamWriter zip([&](const void* bytes, size_t n) {
+      out.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(n));
+      return out ? n : 0;
+    });
+    torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(), zip);
+    zip.writeEndOfFile();
     out.close();
     if (!out) throw CheckpointError(tmp + ": cannot write weight file");
   }
