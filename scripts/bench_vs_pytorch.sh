@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
-# mlm-bench against the eager-PyTorch peer (../shared/bench/peer_bert.py) at the same shapes,
-# precision and thread count, run ALTERNATELY (the machines are shared and noisy: only ratios
-# measured side by side mean anything). Prints each pair and the median ratio per shape.
+# mlm-bench against three PyTorch peers (scripts/peers/, run on the project venv's torch) at the
+# same shapes, precision and thread count, run ALTERNATELY in rounds, the order rotated every
+# round (the machines are shared and noisy: only ratios measured side by side mean anything):
+#   hf             Hugging Face BertForMaskedLM as a transformers user trains it (SDPA, labels
+#                  to the model: dense head, fused AdamW)            scripts/peers/hf_bert.py
+#   eager          hand-written eager PyTorch (fused QKV, SDPA, sparse head, last layer on the
+#                  masked positions, fused AdamW)                    scripts/peers/eager_bert.py
+#   eager-compile  the same under torch.compile (compile time reported apart, not timed)
+# Prints every round's figures and, per shape, the median ratio of mlm-bench's tokens/s to each
+# peer's and to the faster of eager and eager-compile in each round.
 #
-#   scripts/bench_vs_pytorch.sh [mini|base|all] [--fp32] [--pipeline] [--rounds N]
+#   scripts/bench_vs_pytorch.sh [mini|base|all] [--fp32|--bf16] [--pipeline] [--rounds N]
 #                               [--steps N] [--threads N] [--build-dir DIR]
 #
 #   mini: 4 layers, hidden 256, 4 heads, I 1024, vocab 30522, batch 32, seq 128
 #   base: 12 layers, hidden 768, 12 heads, I 3072, vocab 30522, batch 16, seq 128
-#   bf16 (default): ours train.precision=bf16, peer --bf16 --sparse;  --fp32: peer --sparse
-#   --pipeline: instead of the peer, mlm-bench --data (tokenizer, streaming dataset, masking
+#   precision: bf16 (ours train.precision=bf16, peers --bf16) when the CPU has AVX512-BF16,
+#              else fp32 (bf16 products take a scalar fallback there); --fp32 / --bf16 force it
+#   --pipeline: instead of the peers, mlm-bench --data (tokenizer, streaming dataset, masking
 #               on the sample corpus) against mlm-bench on synthetic ids, same shape, with the
 #               sample tokenizer's vocabulary (configs/mini.yaml; scripts/get_sample_corpus.sh)
 #
-# Environment: PEER (path of peer_bert.py), PYTHON (default /usr/bin/python3, which has
-# Debian's python3-torch). Builds mlm-bench in the build directory when it is missing.
+# Environment: PYTHON (default: the project venv, .venv/bin/python, made by scripts/setup.sh).
+# Builds mlm-bench in the build directory when it is missing.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 which_shapes=mini
-precision=bf16
+precision=""
 pipeline=0
 rounds=3
 steps=""
@@ -29,31 +37,46 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     mini|base|all) which_shapes="$1" ;;
     --fp32) precision=fp32 ;;
+    --bf16) precision=bf16 ;;
     --pipeline) pipeline=1 ;;
     --rounds) rounds="$2"; shift ;;
     --steps) steps="$2"; shift ;;
     --threads) threads="$2"; shift ;;
     --build-dir) build="$2"; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
-python="${PYTHON:-/usr/bin/python3}"
-peer="${PEER:-$root/../shared/bench/peer_bert.py}"
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "error: --rounds must be a positive integer" >&2; exit 2; }
+
+python="${PYTHON:-$root/.venv/bin/python}"
+if [[ -z "${PYTHON:-}" && ! -x "$python" ]]; then
+  echo "error: no project venv at $root/.venv (run scripts/setup.sh, or set PYTHON=...)" >&2
+  exit 1
+fi
+peers="$root/scripts/peers"
 if ((pipeline)); then
   [[ -f "$root/data/sample/train.txt" ]] ||
     { echo "error: no sample corpus in data/sample (run scripts/get_sample_corpus.sh)" >&2; exit 1; }
 else
-  [[ -f "$peer" ]] || { echo "error: peer not found at $peer (set PEER=...)" >&2; exit 1; }
+  "$python" -c 'import torch, transformers' 2>/dev/null ||
+    { echo "error: $python cannot import torch and transformers (run scripts/setup.sh)" >&2; exit 1; }
 fi
-"$python" -c 'import torch' 2>/dev/null ||
-  { echo "error: $python cannot import torch (Debian: apt-get install python3-torch)" >&2; exit 1; }
-[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "error: --rounds must be a positive integer" >&2; exit 2; }
-# Same thread count for both: the CPUs this process may run on.
-threads="${threads:-$("$python" -c 'import os; print(len(os.sched_getaffinity(0)))')}"
-# LibTorch's set_num_threads does not reach the system OpenBLAS (fp32 products): pin it too.
-export OPENBLAS_NUM_THREADS="$threads" OMP_NUM_THREADS="$threads"
+
+if [[ -n "$precision" ]]; then
+  echo "precision: $precision (--$precision given)"
+elif grep -q avx512_bf16 /proc/cpuinfo; then
+  precision=bf16
+  echo "precision: bf16 (the CPU has AVX512-BF16; --fp32 to override)"
+else
+  precision=fp32
+  echo "precision: fp32 (no AVX512-BF16 on this CPU: bf16 products would run a scalar fallback" \
+       "on both sides; --bf16 to force it)"
+fi
+# Same thread count for all: the CPUs this process may run on.
+threads="${threads:-$(nproc)}"
+export OPENBLAS_NUM_THREADS="$threads" OMP_NUM_THREADS="$threads" MKL_NUM_THREADS="$threads"
 
 bench="$build/mlm-bench"
 if [[ ! -x "$bench" ]]; then
@@ -70,9 +93,47 @@ shape_args() {
   esac
 }
 
-field() {  # field JSON NAME
-  "$python" -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"
-}
+# One round's lines: round_report ROUND LABEL JSON [LABEL JSON]... (the first is mlm-bench).
+read -r -d '' round_report <<'PY' || true
+import json, sys
+r, rest = sys.argv[1], sys.argv[2:]
+sides = [(rest[i], json.loads(rest[i + 1])) for i in range(0, len(rest), 2)]
+ours = sides[0][1]["tokens_per_s"]
+print(f"round {r}:")
+for label, j in sides:
+    line = f"  {label:<16} {j['tokens_per_s']:9.1f} tok/s  mfu {j['mfu']:.3f}"
+    if "forward_s" in j:
+        line += (f"  (data {j['data_s']:.4f}s fwd {j['forward_s']:.3f}s bwd {j['backward_s']:.3f}s"
+                 f" opt {j['optimizer_s']:.3f}s)")
+    if "compile_s" in j:
+        line += f"  (compile {j['compile_s']:.1f}s, untimed)"
+    if j is not sides[0][1]:
+        line += f"  ratio {ours / j['tokens_per_s']:.3f}"
+    print(line)
+for label, j in sides:
+    print(f"    {label}: {json.dumps(j)}")
+PY
+
+# The medians: summary NAME PRECISION ROUND LABEL JSON [ROUND LABEL JSON]... (first label: ours).
+read -r -d '' summary <<'PY' || true
+import collections, json, statistics, sys
+name, precision, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
+rounds = collections.defaultdict(dict)
+order = []
+for i in range(0, len(rest), 3):
+    rounds[rest[i]][rest[i + 1]] = json.loads(rest[i + 2])["tokens_per_s"]
+    if rest[i + 1] not in order:
+        order.append(rest[i + 1])
+ours, others = order[0], order[1:]
+def median_ratio(versus):
+    return statistics.median(rounds[r][ours] / versus(rounds[r]) for r in rounds)
+for label in others:
+    print(f"{name} {precision}: median ratio {ours} / {label} = "
+          f"{median_ratio(lambda t: t[label]):.3f}")
+if "eager" in others and "eager-compile" in others:
+    print(f"{name} {precision}: median ratio {ours} / faster of eager, eager-compile = "
+          f"{median_ratio(lambda t: max(t['eager'], t['eager-compile'])):.3f}")
+PY
 
 run_shape() {
   local name="$1"
@@ -81,50 +142,50 @@ run_shape() {
   # --pipeline keeps the sample tokenizer's vocabulary (model.vocab_size 0), which --data needs.
   local vocab=30522
   ((pipeline)) && vocab=0
-  local ours_cmd=("$bench" --config "$root/configs/mini.yaml" --json --steps "$n" --warmup 1
+  local ours=("$bench" --config "$root/configs/mini.yaml" --json --steps "$n" --warmup 1
     --set model.num_hidden_layers="$layers" model.hidden_size="$hidden"
     model.num_attention_heads="$heads" model.intermediate_size="$inter"
     model.max_position_embeddings=512 model.vocab_size="$vocab" model.sparse_head=true
     train.micro_batch_size="$batch" data.seq_len=128 masking.mlm_probability=0.15
     train.precision="$precision" train.threads="$threads" train.device=cpu)
-  local peer_cmd=("$python" "$peer" --layers "$layers" --hidden "$hidden" --heads "$heads"
-    --intermediate "$inter" --vocab 30522 --batch "$batch" --seq 128 --steps "$n"
-    --threads "$threads" --sparse)
-  [[ "$precision" == bf16 ]] && peer_cmd+=(--bf16)
-  local label=mlm-bench versus=peer
+  local shape=(--layers "$layers" --hidden "$hidden" --heads "$heads" --intermediate "$inter"
+    --vocab 30522 --batch "$batch" --seq 128 --steps "$n" --mlm-prob 0.15 --threads "$threads")
+  [[ "$precision" == bf16 ]] && shape+=(--bf16)
+  # Sides: labels and commands (one array per side, named cmd_<index>); side 0 is "ours".
+  local labels cmd_0 cmd_1 cmd_2 cmd_3
   if ((pipeline)); then  # "ours" is the real pipeline, the reference is synthetic ids
-    label="mlm-bench --data" versus=synthetic
-    peer_cmd=("${ours_cmd[@]}")
-    ours_cmd+=(--data)
+    labels=("mlm-bench --data" synthetic)
+    cmd_0=("${ours[@]}" --data)
+    cmd_1=("${ours[@]}")
+  else
+    labels=(mlm-bench hf eager eager-compile)
+    cmd_0=("${ours[@]}")
+    cmd_1=("$python" "$peers/hf_bert.py" "${shape[@]}")
+    cmd_2=("$python" "$peers/eager_bert.py" "${shape[@]}")
+    cmd_3=("$python" "$peers/eager_bert.py" "${shape[@]}" --compile)
   fi
+  local count=${#labels[@]}
 
   echo "== $name: L=$layers H=$hidden A=$heads I=$inter V=$vocab B=$batch S=128 $precision," \
        "$threads threads, $n timed steps, $rounds rounds (load: $(cut -d' ' -f1-3 /proc/loadavg))"
-  local ratios=()
+  local records=()
   for ((r = 1; r <= rounds; r++)); do
-    local ours theirs
-    # Alternate who goes first, so a drift in the machine's load hits both sides alike.
-    if ((r % 2)); then
-      ours="$(MLM_LOG_LEVEL=warn "${ours_cmd[@]}")"
-      theirs="$(MLM_LOG_LEVEL=warn "${peer_cmd[@]}")"
-    else
-      theirs="$(MLM_LOG_LEVEL=warn "${peer_cmd[@]}")"
-      ours="$(MLM_LOG_LEVEL=warn "${ours_cmd[@]}")"
-    fi
-    local ot pt ratio
-    ot="$(field "$ours" tokens_per_s)"
-    pt="$(field "$theirs" tokens_per_s)"
-    ratio="$("$python" -c 'import sys; print(f"{float(sys.argv[1]) / float(sys.argv[2]):.3f}")' "$ot" "$pt")"
-    ratios+=("$ratio")
-    printf 'round %d: %s %8.1f tok/s (mfu %.3f; data %.4fs fwd %.3fs bwd %.3fs opt %.3fs) | %s %8.1f tok/s (mfu %.3f) | ratio %s\n' \
-      "$r" "$label" "$ot" "$(field "$ours" mfu)" "$(field "$ours" data_s)" "$(field "$ours" forward_s)" \
-      "$(field "$ours" backward_s)" "$(field "$ours" optimizer_s)" "$versus" "$pt" \
-      "$(field "$theirs" mfu)" "$ratio"
-    echo "  $label: $ours"
-    echo "  $versus: $theirs"
+    # Rotate who goes first, so a drift in the machine's load hits every side alike.
+    local results=() k i
+    for ((k = 0; k < count; k++)); do
+      i=$(((r - 1 + k) % count))
+      local -n cmd="cmd_$i"
+      results[i]="$(MLM_LOG_LEVEL=warn "${cmd[@]}")"
+      unset -n cmd
+    done
+    local args=()
+    for ((i = 0; i < count; i++)); do
+      args+=("${labels[i]}" "${results[i]}")
+      records+=("$r" "${labels[i]}" "${results[i]}")
+    done
+    "$python" -c "$round_report" "$r" "${args[@]}"
   done
-  "$python" -c 'import statistics,sys; print(f"{sys.argv[1]} {sys.argv[2]}: median ratio {sys.argv[3]} / {sys.argv[4]} = {statistics.median(map(float, sys.argv[5:])):.3f}")' \
-    "$name" "$precision" "$label" "$versus" "${ratios[@]}"
+  "$python" -c "$summary" "$name" "$precision" "${records[@]}"
 }
 
 case "$which_shapes" in

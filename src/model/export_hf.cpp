@@ -10,7 +10,7 @@ namespace mlm::model {
 namespace fs = std::filesystem;
 namespace {
 
-// The five special pieces of every mlm-train tokenizer (DESIGN.md, Tokenizer).
+// The five special pieces of every mlm-train tokenizer (docs/ARCHITECTURE.md, "Formats").
 constexpr const char* kPad = "[PAD]";
 constexpr const char* kUnk = "[UNK]";
 constexpr const char* kCls = "[CLS]";

@@ -1,7 +1,7 @@
 #pragma once
 // The packed sequences of one split for one data-parallel rank, streamed from the corpus
 // files: tokenized ahead of the trainer on background threads, shuffled in seeded chunks,
-// resumable from a DataPosition. See DESIGN.md ("TextSource / StreamingDataset").
+// resumable from a DataPosition. See docs/ARCHITECTURE.md.
 //
 // One global stream: per epoch the files come in a seeded random order (data.shuffle_files),
 // documents in file order, packed into sequences; the sequences are shuffled in chunks of

@@ -1,12 +1,12 @@
 #pragma once
-// Library errors: thrown with the file, key or offset; caught once in main(), which prints
-// one line and returns the documented exit code (see exit_code()).
+// Library errors: thrown with the file, key or offset; caught once, by run_main
+// (src/cli/common/cli_app.cpp), which prints one line and returns the documented exit code.
 #include <stdexcept>
 #include <string>
 
 namespace mlm {
 
-/// Exit codes shared by every command (DESIGN.md, "Exit codes").
+/// Exit codes shared by every command (docs/ARCHITECTURE.md, "Exit codes").
 enum ExitCode : int {
   kExitOk = 0,
   kExitRuntimeFailure = 1,
@@ -26,13 +26,13 @@ class ConfigError : public std::runtime_error {
   std::string key_;
 };
 
-/// Bad user input that is not the config: unreadable corpus, bad usage. Exit code 2.
+/// Bad user input that is neither the config nor the corpus: bad usage. Exit code 2.
 class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Corpus that cannot be read or parsed (names file and line or byte offset). Exit code 2
-/// when detected before training starts, otherwise a runtime failure.
+/// Corpus that cannot be read or parsed (names file and line or byte offset). Exit code 2,
+/// whenever it is detected.
 class DataError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
