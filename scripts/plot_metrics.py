@@ -1,10 +1,10 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Draws a run's metrics.jsonl: loss, masked-token accuracy and learning rate against steps
 (train rows, and eval rows as markers), into RUN_DIR/metrics.png.
 
-    /usr/bin/python3 scripts/plot_metrics.py RUN_DIR [--output FILE]
+    .venv/bin/python scripts/plot_metrics.py RUN_DIR [--output FILE]
 
-Needs Debian's python3-matplotlib (scripts/setup.sh installs it).
+Needs matplotlib: the project venv has it (scripts/setup.sh).
 """
 import argparse
 import json
