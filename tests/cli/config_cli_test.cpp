@@ -140,5 +140,29 @@ TEST(ConfigCli, HelpListsTheOptions) {
   }
 }
 
+// Every executable names the LibTorch and CUDA it was built with: the versions of the torch
+// package CMake took LibTorch from (MLM_PYTHON), asked independently of the build.
+TEST(ConfigCli, VersionNamesTheLibTorchAndCudaOfTheBuild) {
+  TempDir dir;
+  const std::string versions_file = (dir.path() / "versions.txt").string();
+  const std::string cmd = std::string(MLM_PYTHON) +
+                          " -c \"import torch; print(torch.__version__.split('+')[0]); "
+                          "print(torch.version.cuda or 'none')\" > " + versions_file;
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::istringstream versions(testing::slurp(versions_file));
+  std::string torch_version, cuda_version;
+  versions >> torch_version >> cuda_version;
+  for (const char* tool : {"mlm-train", "mlm-eval", "mlm-export", "mlm-tokenizer", "mlm-data", "mlm-bench"}) {
+    const CliRun run = run_tool(tool, dir, {"--version"}, false);
+    EXPECT_EQ(run.exit_code, 0) << tool << ": " << run.err;
+    EXPECT_NE(run.out.find(std::string(tool) + " "), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("LibTorch " + torch_version + ","), std::string::npos)
+        << tool << ": " << run.out << " (torch " << torch_version << ")";
+    // "CUDA 13.0.88" for the toolkit of torch's CUDA 13.0; "CUDA none" for a CPU LibTorch.
+    EXPECT_NE(run.out.find("CUDA " + cuda_version), std::string::npos)
+        << tool << ": " << run.out << " (torch's CUDA " << cuda_version << ")";
+  }
+}
+
 }  // namespace
 }  // namespace mlm::cli
