@@ -37,14 +37,7 @@ TEST_P(BertReference, MatchesPyTorch) {
   model->train();  // dropout is 0: training mode must be exact too
 
   auto ref = testing::load_fixture(std::string("bert_") + c.norm + (c.padded ? "_pad" : "_nopad") + "_case.pt");
-  BertInputs in;
-  in.input_ids = ref["input_ids"];
-  in.token_type_ids = ref["token_type_ids"];
-  in.attention_mask = ref["attention_mask"];
-  in.has_padding = c.padded;
-  in.masked_positions = ref["masked_positions"];
-  in.masked_labels = ref["masked_labels"];
-  if (model->has_nsp_head()) in.nsp_labels = ref["nsp_labels"];
+  const BertInputs in = testing::reference_inputs(ref, c.padded, model->has_nsp_head());
 
   auto out = model->forward(in, /*return_logits=*/true);
   expect_tensor_near(out.mlm_logits, ref["mlm_logits"], 1e-5, "mlm_logits");
@@ -59,16 +52,7 @@ TEST_P(BertReference, MatchesPyTorch) {
   }
   loss.backward();
 
-  std::map<std::string, torch::Tensor> grads;
-  for (auto& [key, grad] : to_hf_gradients(model)) grads[key] = grad;
-  int checked = 0;
-  for (const auto& [key, want] : ref) {
-    if (key.rfind("grad.", 0) != 0) continue;
-    auto got = grads[key.substr(5)];
-    ASSERT_TRUE(got.defined()) << key;
-    expect_tensor_near(got, want, 1e-4, key);
-    ++checked;
-  }
+  const int checked = testing::expect_reference_gradients(model, ref, 1e-4);
   EXPECT_GE(checked, 14);
   // Padded vocabulary rows never receive gradient.
   const int64_t v = testing::kTinyVocab, padded = model->padded_vocab_size();

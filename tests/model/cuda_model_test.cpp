@@ -25,55 +25,33 @@ TEST(CudaModel, ReproducesTheReferenceInFp32) {
     model->to(cuda);
     model->train();
     auto ref = testing::load_fixture(std::string("bert_") + norm + "_pad_case.pt");
-    BertInputs in;
-    in.input_ids = ref["input_ids"].to(cuda);
-    in.token_type_ids = ref["token_type_ids"].to(cuda);
-    in.attention_mask = ref["attention_mask"].to(cuda);
-    in.has_padding = true;
-    in.masked_positions = ref["masked_positions"].to(cuda);
-    in.masked_labels = ref["masked_labels"].to(cuda);
-    if (model->has_nsp_head()) in.nsp_labels = ref["nsp_labels"].to(cuda);
+    const auto in = testing::reference_inputs(ref, /*padded=*/true, model->has_nsp_head(), cuda);
     auto out = model->forward(in, /*return_logits=*/true);
     expect_tensor_near(out.mlm_logits, ref["mlm_logits"], 1e-4, "mlm_logits");
     expect_tensor_near(out.mlm_loss_sum, ref["mlm_loss_sum"], 1e-4, "mlm_loss_sum");
     auto loss = out.mlm_loss_sum / static_cast<double>(in.masked_labels.numel());
     if (model->has_nsp_head()) loss = loss + out.nsp_loss_sum / static_cast<double>(in.input_ids.size(0));
     loss.backward();
-    std::map<std::string, torch::Tensor> grads;
-    for (auto& [key, grad] : to_hf_gradients(model)) grads[key] = grad;
-    int checked = 0;
-    for (const auto& [key, want] : ref) {
-      if (key.rfind("grad.", 0) != 0) continue;
-      ASSERT_TRUE(grads[key.substr(5)].defined()) << key;
-      expect_tensor_near(grads[key.substr(5)], want, 1e-4, key);
-      ++checked;
-    }
-    EXPECT_GE(checked, 14);
+    EXPECT_GE(testing::expect_reference_gradients(model, ref, 1e-4), 14);
   }
 }
 
 TEST(CudaModel, Bf16AutocastStepIsFinite) {
   MLM_SKIP_WITHOUT_CUDA_DEVICES(1);
   const torch::Device cuda(torch::kCUDA, 0);
-  auto cfg = testing::tiny_config(config::NormPosition::post);
-  BertForPreTraining model(cfg, testing::kTinyVocab, testing::kTinyPad);
+  BertForPreTraining model(testing::tiny_config(config::NormPosition::post), testing::kTinyVocab,
+                           testing::kTinyPad);
   model->to(cuda);
   auto ref = testing::load_fixture("bert_post_pad_case.pt");
-  BertInputs in;
-  in.input_ids = ref["input_ids"].to(cuda);
-  in.token_type_ids = ref["token_type_ids"].to(cuda);
-  in.attention_mask = ref["attention_mask"].to(cuda);
-  in.has_padding = true;
-  in.masked_positions = ref["masked_positions"].to(cuda);
-  in.masked_labels = ref["masked_labels"].to(cuda);
-  in.nsp_labels = ref["nsp_labels"].to(cuda);
+  const auto in = testing::reference_inputs(ref, /*padded=*/true, /*nsp=*/true, cuda);
   at::autocast::set_autocast_enabled(at::kCUDA, true);
   at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
   auto out = model->forward(in, true);
   at::autocast::set_autocast_enabled(at::kCUDA, false);
   at::autocast::clear_cache();
   EXPECT_EQ(out.mlm_logits.scalar_type(), torch::kBFloat16);
-  auto loss = out.mlm_loss_sum / 7.0 + out.nsp_loss_sum / 3.0;
+  auto loss = out.mlm_loss_sum / static_cast<double>(in.masked_labels.numel()) +
+              out.nsp_loss_sum / static_cast<double>(in.input_ids.size(0));
   ASSERT_TRUE(std::isfinite(loss.item<double>()));
   loss.backward();
   for (const auto& p : model->parameters()) {

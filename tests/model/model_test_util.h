@@ -9,6 +9,7 @@
 #include <string>
 
 #include "mlm/config/run_config.h"
+#include "mlm/model/bert.h"
 #include "mlm/model/tensor_file.h"
 #include "mlm/test_paths.h"
 
@@ -58,6 +59,39 @@ inline std::map<std::string, torch::Tensor> load_fixture(const std::string& name
   std::map<std::string, torch::Tensor> out;
   for (auto& [k, v] : read_tensor_file(fixture(name))) out[k] = v;
   return out;
+}
+
+/// A reference case's inputs (make_bert_reference.py) on `device`, with NSP labels for a model
+/// with that head.
+inline BertInputs reference_inputs(std::map<std::string, torch::Tensor>& ref, bool padded, bool nsp,
+                                   const torch::Device& device = torch::kCPU) {
+  BertInputs in;
+  in.input_ids = ref["input_ids"].to(device);
+  in.token_type_ids = ref["token_type_ids"].to(device);
+  in.attention_mask = ref["attention_mask"].to(device);
+  in.has_padding = padded;
+  in.masked_positions = ref["masked_positions"].to(device);
+  in.masked_labels = ref["masked_labels"].to(device);
+  if (nsp) in.nsp_labels = ref["nsp_labels"].to(device);
+  return in;
+}
+
+/// Expects the model's gradients (Hugging Face key names) to match every "grad.<key>" of the
+/// reference case within `atol`; returns how many were compared.
+inline int expect_reference_gradients(BertForPreTraining& model,
+                                      const std::map<std::string, torch::Tensor>& ref, double atol) {
+  std::map<std::string, torch::Tensor> grads;
+  for (auto& [key, grad] : to_hf_gradients(model)) grads[key] = grad;
+  int checked = 0;
+  for (const auto& [key, want] : ref) {
+    if (key.rfind("grad.", 0) != 0) continue;
+    const auto& got = grads[key.substr(5)];
+    EXPECT_TRUE(got.defined()) << key;
+    if (!got.defined()) continue;
+    expect_tensor_near(got, want, atol, key);
+    ++checked;
+  }
+  return checked;
 }
 
 }  // namespace mlm::model::testing
