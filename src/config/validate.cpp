@@ -186,26 +186,6 @@ void validate_data(const DataConfig& d, const ModelConfig& m) {
   at_least("data.prefetch_sequences", d.prefetch_sequences, 1);
 }
 
-void validate_masking(const MaskingConfig& k) {
-  in_range("masking.mlm_probability", k.mlm_probability, 0, End::open, 1, End::closed,
-           " (0 would leave nothing to predict)");
-  in_range("masking.mask_replace_prob", k.mask_replace_prob, 0, End::closed, 1, End::closed);
-  in_range("masking.random_replace_prob", k.random_replace_prob, 0, End::closed, 1,
-           End::closed);
-  const double sum = k.mask_replace_prob + k.random_replace_prob;
-  if (sum > 1 + kProbabilitySumSlack) {
-    throw ConfigError("masking.mask_replace_prob (" + number(k.mask_replace_prob) +
-                          ") + masking.random_replace_prob (" + number(k.random_replace_prob) +
-                          ") = " + number(sum) +
-                          " must be <= 1 (the rest of the selected tokens stay unchanged)",
-                      "masking.mask_replace_prob");
-  }
-  at_least("masking.max_predictions_per_seq", k.max_predictions_per_seq, 0, " (0 = no cap)");
-  in_range("masking.span_p", k.span_p, 0, End::open, 1, End::closed,
-           " (geometric distribution parameter; 1 = single-word spans)");
-  at_least("masking.max_span", k.max_span, 1);
-}
-
 void validate_optim(const OptimConfig& o) {
   positive("optim.learning_rate", o.learning_rate);
   for (double beta : o.betas) {
@@ -284,6 +264,26 @@ void validate_logging(const LoggingConfig& l) {
 }
 
 }  // namespace
+
+void validate_masking(const MaskingConfig& k) {
+  in_range("masking.mlm_probability", k.mlm_probability, 0, End::open, 1, End::closed,
+           " (0 would leave nothing to predict)");
+  in_range("masking.mask_replace_prob", k.mask_replace_prob, 0, End::closed, 1, End::closed);
+  in_range("masking.random_replace_prob", k.random_replace_prob, 0, End::closed, 1,
+           End::closed);
+  const double sum = k.mask_replace_prob + k.random_replace_prob;
+  if (sum > 1 + kProbabilitySumSlack) {
+    throw ConfigError("masking.mask_replace_prob (" + number(k.mask_replace_prob) +
+                          ") + masking.random_replace_prob (" + number(k.random_replace_prob) +
+                          ") = " + number(sum) +
+                          " must be <= 1 (the rest of the selected tokens stay unchanged)",
+                      "masking.mask_replace_prob");
+  }
+  at_least("masking.max_predictions_per_seq", k.max_predictions_per_seq, 0, " (0 = no cap)");
+  in_range("masking.span_p", k.span_p, 0, End::open, 1, End::closed,
+           " (geometric distribution parameter; 1 = single-word spans)");
+  at_least("masking.max_span", k.max_span, 1);
+}
 
 void validate_config(const RunConfig& config) {
   RunConfig copy = config;  // visit() is non-const

@@ -3,8 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "collectives.h"
 #include "flatten.h"
@@ -13,6 +17,51 @@
 
 namespace mlm::dist {
 namespace {
+
+/// Says what a rank waits for while it joins the job: the store's address, the world size and
+/// the timeout when the wait starts, then at intervals (a quarter of the timeout, 1 to 30 s)
+/// until it ends, so that a rank whose peers never come is not silent until the timeout.
+class RendezvousWait {
+ public:
+  RendezvousWait(const DistEnv& env, const std::string& backend, double timeout_s)
+      : start_(std::chrono::steady_clock::now()) {
+    const char* host = env.use_agent_store ? "the launcher hosts the store"
+                       : env.rank == 0     ? "this rank hosts the store"
+                                           : "rank 0 hosts the store";
+    const std::string what = fmt::format(
+        "rank {} of WORLD_SIZE={} waiting for the {} rendezvous at {}:{} ({}; "
+        "distributed.timeout_s={} s)",
+        env.rank, env.world_size, backend, env.master_addr, env.master_port, host, timeout_s);
+    const auto interval = std::chrono::milliseconds(
+        static_cast<int64_t>(std::clamp(timeout_s / 4, 1.0, 30.0) * 1000));
+    log::info("dist", "{}", what);
+    reporter_ = std::thread([this, what, interval] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      while (!done_cv_.wait_for(lock, interval, [this] { return done_; })) {
+        const auto waited = std::chrono::duration_cast<std::chrono::seconds>(
+            std::chrono::steady_clock::now() - start_);
+        log::warn("dist", "still {} after {} s", what, waited.count());
+      }
+    });
+  }
+  ~RendezvousWait() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    done_cv_.notify_all();
+    reporter_.join();
+  }
+  RendezvousWait(const RendezvousWait&) = delete;
+  RendezvousWait& operator=(const RendezvousWait&) = delete;
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  std::mutex mutex_;
+  std::condition_variable done_cv_;
+  bool done_ = false;
+  std::thread reporter_;
+};
 
 // c10::Error's what() carries a C++ backtrace; the user needs the first line.
 std::string first_line(const std::exception& e) {
@@ -83,8 +132,14 @@ std::shared_ptr<Communicator> Communicator::create(const DistEnv& env,
   // Gloo reduces the tensors where they are; its buffers for strings and barriers live on
   // the CPU. NCCL needs everything on the rank's GPU.
   const torch::Device comm_device = backend == "nccl" ? device : torch::Device(torch::kCPU);
+  if (env.local_world_size_assumed) {
+    log::warn("dist", "LOCAL_RANK is set but LOCAL_WORLD_SIZE is not: assuming up to WORLD_SIZE={} "
+              "ranks on this node; set LOCAL_WORLD_SIZE (torchrun does) to the processes per node",
+              env.world_size);
+  }
   std::unique_ptr<Collectives> collectives;
   try {
+    RendezvousWait wait(env, backend, config.timeout_s);
     collectives = connect_collectives(env, backend, comm_device, timeout);
   } catch (const std::exception& e) {
     throw DistributedError(fmt::format(

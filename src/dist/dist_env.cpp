@@ -70,6 +70,11 @@ DistEnv DistEnv::from_lookup(const Lookup& lookup) {
   env.rank = parse_int(lookup, "RANK", 0, env.world_size - 1);
   if (lookup("LOCAL_WORLD_SIZE")) {
     env.local_world_size = parse_int(lookup, "LOCAL_WORLD_SIZE", 1, env.world_size);
+  } else if (lookup("LOCAL_RANK")) {
+    // torchrun sets both; a launcher that sets only LOCAL_RANK gets the largest node the job
+    // can have, so any LOCAL_RANK of the job is accepted (threads: cores / WORLD_SIZE).
+    env.local_world_size = env.world_size;
+    env.local_world_size_assumed = true;
   }
   if (lookup("LOCAL_RANK")) {
     env.local_rank = parse_int(lookup, "LOCAL_RANK", 0, env.local_world_size - 1);

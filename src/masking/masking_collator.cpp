@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "mlm/config/validate.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::masking {
@@ -15,25 +16,7 @@ void require(bool ok, const std::string& key, const std::string& message) {
 }
 
 const config::MaskingConfig& validated(const config::MaskingConfig& cfg) {
-  const double p = cfg.mlm_probability;
-  require(p > 0.0 && p <= 1.0, "masking.mlm_probability",
-          "must be in (0, 1], got " + std::to_string(p));
-  require(cfg.mask_replace_prob >= 0.0 && cfg.mask_replace_prob <= 1.0,
-          "masking.mask_replace_prob",
-          "must be in [0, 1], got " + std::to_string(cfg.mask_replace_prob));
-  require(cfg.random_replace_prob >= 0.0 && cfg.random_replace_prob <= 1.0,
-          "masking.random_replace_prob",
-          "must be in [0, 1], got " + std::to_string(cfg.random_replace_prob));
-  require(cfg.mask_replace_prob + cfg.random_replace_prob <= 1.0 + 1e-9,
-          "masking.random_replace_prob",
-          "masking.mask_replace_prob + masking.random_replace_prob must be <= 1, got " +
-              std::to_string(cfg.mask_replace_prob + cfg.random_replace_prob));
-  require(cfg.max_predictions_per_seq >= 0, "masking.max_predictions_per_seq",
-          "must be >= 0 (0 = no cap), got " + std::to_string(cfg.max_predictions_per_seq));
-  require(cfg.span_p > 0.0 && cfg.span_p <= 1.0, "masking.span_p",
-          "must be in (0, 1], got " + std::to_string(cfg.span_p));
-  require(cfg.max_span >= 1, "masking.max_span",
-          "must be >= 1, got " + std::to_string(cfg.max_span));
+  config::validate_masking(cfg);  // the rules of the config loader, checked where they live
   return cfg;
 }
 

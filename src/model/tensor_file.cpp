@@ -354,14 +354,20 @@ void write_tensor_file(const std::string& path, const TensorDict& tensors) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    // A failed write (a full disk) is noted here and reported below, not to the zip writer:
+    // it would throw, and throw again from its destructor while unwinding (std::terminate).
+    bool write_failed = !out;
     caffe2::serialize::PyTorchStreamWriter zip([&](const void* bytes, size_t n) {
-      out.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(n));
-      return out ? n : 0;
+      if (!write_failed) {
+        out.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(n));
+        write_failed = !out;
+      }
+      return n;
     });
     torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(), zip);
     zip.writeEndOfFile();
     out.close();
-    if (!out) throw CheckpointError(tmp + ": cannot write weight file");
+    if (write_failed || !out) throw CheckpointError(tmp + ": cannot write weight file");
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);

@@ -14,6 +14,8 @@
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
+namespace fs = std::filesystem;
+
 namespace mlm::train {
 namespace {
 

@@ -141,7 +141,7 @@ bool Trainer::poisoned(int64_t step) const {
   return poison_steps_.first >= 0 && step >= poison_steps_.first && step <= poison_steps_.second;
 }
 
-bool Trainer::train_step(StepStats& stats) {
+void Trainer::train_step(StepStats& stats) {
   const int64_t step = state_.step + 1;
   const double lr = schedule_->at(step);
   set_learning_rate(*optimizer_, lr);
@@ -149,18 +149,15 @@ bool Trainer::train_step(StepStats& stats) {
   // The step's micro-batches, masked with train.seed: each mask depends only on the seed and
   // the sequence's sample id, so a resumed run masks exactly as the uninterrupted one.
   std::vector<masking::MaskedBatch> micro_batches;
-  double masked = 0, pairs = 0, tokens = 0, exhausted = 0;
+  double masked = 0, pairs = 0, tokens = 0;
   std::vector<data::PackedSequence> rows;
   for (int64_t m = 0; m < config_.train.grad_accum_steps; ++m) {
     rows.clear();
     data::PackedSequence sequence;
-    while (static_cast<int64_t>(rows.size()) < config_.train.micro_batch_size &&
-           dataset_->next(sequence)) {
+    while (static_cast<int64_t>(rows.size()) < config_.train.micro_batch_size) {
+      // The train split never ends (epoch after epoch; an empty epoch is a DataError).
+      if (!dataset_->next(sequence)) throw std::logic_error("the train split ended");
       rows.push_back(std::move(sequence));
-    }
-    if (rows.empty()) {
-      exhausted = 1;
-      break;
     }
     micro_batches.push_back((*collator_)(rows, static_cast<uint64_t>(config_.train.seed)));
     masked += static_cast<double>(micro_batches.back().num_masked());
@@ -168,8 +165,7 @@ bool Trainer::train_step(StepStats& stats) {
     tokens += static_cast<double>(count_tokens(micro_batches.back()));
   }
   // The loss normaliser is the masked count of the whole step on all ranks.
-  const auto global = sum_across_ranks(*comm_, {masked, pairs, tokens, exhausted});
-  if (global[3] > 0) return false;
+  const auto global = sum_across_ranks(*comm_, {masked, pairs, tokens});
   const double global_masked = std::max(global[0], 1.0);
   const double global_pairs = std::max(global[1], 1.0);
 
@@ -230,14 +226,13 @@ bool Trainer::train_step(StepStats& stats) {
   state_.tokens_seen += stats.tokens;
 
   window_.tokens += global[2];
-  if (stats.skipped) return true;  // a skipped step's NaN must not poison the averages
+  if (stats.skipped) return;  // a skipped step's NaN must not poison the averages
   window_.loss_sum += sums[0];
   window_.correct += sums[1];
   window_.masked += global[0];
   window_.nsp_loss_sum += sums[2];
   window_.nsp_correct += sums[3];
   window_.nsp_pairs += global[1];
-  return true;
 }
 
 void Trainer::pause_window(SteadyClock::time_point since) {
@@ -249,6 +244,7 @@ int Trainer::run() {
   StopSignals signals;
   run_start_ = SteadyClock::now();
   run_start_step_ = state_.step;
+  run_start_tokens_ = state_.tokens_seen;
   train_time_at_start_ = state_.train_time_s;
   window_ = Window{};
   const auto& t = config_.train;
@@ -267,10 +263,7 @@ int Trainer::run() {
   int exit_code = kExitOk;
   while (!finished()) {
     StepStats stats;
-    if (!train_step(stats)) {
-      log::info("train", "the training data ended at step {}", state_.step);
-      break;
-    }
+    train_step(stats);
     state_.train_time_s = train_time_at_start_ + seconds_since(run_start_);
     if (on_step_) on_step_(stats);
     log_step(stats);
@@ -322,9 +315,10 @@ void Trainer::log_step(const StepStats& stats) {
   double eta = std::numeric_limits<double>::quiet_NaN();
   if (t.max_steps > 0 && steps_done > 0) {
     eta = elapsed / steps_done * static_cast<double>(t.max_steps - stats.step);
-  } else if (t.max_tokens > 0 && state_.tokens_seen > 0) {
+  } else if (const int64_t run_tokens = state_.tokens_seen - run_start_tokens_;
+             t.max_tokens > 0 && run_tokens > 0) {
     eta = elapsed * static_cast<double>(t.max_tokens - state_.tokens_seen) /
-          std::max(1.0, static_cast<double>(state_.tokens_seen));
+          static_cast<double>(run_tokens);
   }
   if (t.max_time_s > 0) eta = std::isnan(eta) ? t.max_time_s - elapsed : std::min(eta, t.max_time_s - elapsed);
   const std::string total = t.max_steps > 0 ? std::to_string(t.max_steps) : "?";

@@ -86,6 +86,20 @@ TEST(DistEnv, LocalRankDefaultsToZeroOnlyWithOneProcessPerNode) {
   expect_usage_error(vars, "LOCAL_RANK is not set");
 }
 
+// A launcher that sets LOCAL_RANK but not LOCAL_WORLD_SIZE: every rank of the job could share
+// this node, so LOCAL_RANK=1 is accepted (it used to exit at once while rank 0 waited).
+TEST(DistEnv, LocalWorldSizeDefaultsToTheWorldSizeWhenOnlyLocalRankIsSet) {
+  auto vars = torchrun_vars();
+  vars.erase("LOCAL_WORLD_SIZE");
+  const auto env = DistEnv::from_map(vars);
+  EXPECT_EQ(env.local_rank, 1);
+  EXPECT_EQ(env.local_world_size, 4);
+  EXPECT_TRUE(env.local_world_size_assumed);
+  EXPECT_FALSE(DistEnv::from_map(torchrun_vars()).local_world_size_assumed);
+  vars["LOCAL_RANK"] = "4";
+  expect_usage_error(vars, "LOCAL_RANK='4'");
+}
+
 TEST(DistEnv, PartialSetsNameTheMissingVariable) {
   expect_usage_error({{"RANK", "0"}}, "WORLD_SIZE is not set");
   expect_usage_error({{"WORLD_SIZE", "2"}}, "RANK is not set");

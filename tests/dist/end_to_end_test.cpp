@@ -218,6 +218,31 @@ TEST(DistEndToEnd, TorchrunStartsTwoRanks) {
   EXPECT_EQ(train_losses(run_dir).size(), 3u);
 }
 
+// A rank whose peers never come says what it waits for, when it starts and while it waits,
+// and LOCAL_RANK=1 without LOCAL_WORLD_SIZE is accepted (it used to exit at once while rank 0
+// waited in silence).
+TEST(DistEndToEnd, ARankAloneSaysWhatItWaitsForUntilTheTimeout) {
+  ASSERT_TRUE(fs::exists(mlm_train())) << mlm_train() << " is not built";
+  Scratch scratch;
+  auto args = tiny_args(scratch.path, scratch.path / "run", 3);
+  args.insert(args.end(), {"--set", "distributed.timeout_s=4"});
+  const int port = testing::free_port();
+  testing::ProcessSpec spec;
+  spec.argv = {mlm_train(), "--config", std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = {{"RANK", "1"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "2"},
+              {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", std::to_string(port)}};
+  const auto result = testing::run_processes({spec}, 60).front();
+  EXPECT_EQ(result.exit_code, 1) << result.summary();
+  const std::string waiting = "rank 1 of WORLD_SIZE=2 waiting for the gloo rendezvous at 127.0.0.1:" +
+                              std::to_string(port);
+  EXPECT_NE(result.output.find(waiting), std::string::npos) << result.summary();
+  EXPECT_NE(result.output.find("distributed.timeout_s=4 s"), std::string::npos) << result.summary();
+  EXPECT_NE(result.output.find("still " + waiting), std::string::npos) << result.summary();
+  EXPECT_NE(result.output.find("LOCAL_WORLD_SIZE is not"), std::string::npos) << result.summary();
+  EXPECT_LT(result.end_s, 4 + 10) << result.summary();
+}
+
 TEST(DistEndToEnd, KilledRankMakesTheOtherExitWithinTheTimeout) {
   ASSERT_TRUE(fs::exists(mlm_train())) << mlm_train() << " is not built";
   Scratch scratch;

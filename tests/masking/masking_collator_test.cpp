@@ -69,7 +69,7 @@ TEST(MaskingCollatorConfig, RejectsEveryOutOfRangeSetting) {
                                c.random_replace_prob = 0.3;
                              }),
                              vocab),
-            "masking.random_replace_prob");
+            "masking.mask_replace_prob");  // the loader's key for the sum (config/validate.cpp)
   EXPECT_EQ(config_error_key(with([](auto& c) { c.max_predictions_per_seq = -1; }), vocab),
             "masking.max_predictions_per_seq");
   EXPECT_EQ(config_error_key(with([](auto& c) { c.span_p = 0; }), vocab), "masking.span_p");

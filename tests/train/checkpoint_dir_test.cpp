@@ -7,6 +7,8 @@
 #include "mlm/test_paths.h"
 #include "mlm/util/errors.h"
 
+namespace fs = std::filesystem;
+
 namespace mlm::train {
 namespace {
 

@@ -117,7 +117,7 @@ struct MaskingConfig {
   double mask_replace_prob = 0.8;          // selected -> [MASK]
   double random_replace_prob = 0.1;        // selected -> random non-special token
   MaskingStrategy strategy = MaskingStrategy::token;  // token | whole_word | span
-  MaskCount count = MaskCount::exact;      // exact (round(p*n)) | bernoulli
+  MaskCount count = MaskCount::exact;      // exact (p*n in expectation) | bernoulli
   int64_t max_predictions_per_seq = 0;     // cap on selected positions (0 = none)
   double span_p = 0.2;                     // span: geometric parameter of span lengths
   int64_t max_span = 10;                   // span: longest span, in words

@@ -13,7 +13,9 @@ struct DistEnv {
   int rank = 0;               // RANK: global rank, 0 .. world_size-1
   int world_size = 1;         // WORLD_SIZE: number of processes in the job
   int local_rank = 0;         // LOCAL_RANK: rank on this node (picks the GPU)
-  int local_world_size = 1;   // LOCAL_WORLD_SIZE: processes on this node (optional)
+  int local_world_size = 1;   // LOCAL_WORLD_SIZE: processes on this node (optional; without
+                              // it but with LOCAL_RANK, WORLD_SIZE is assumed)
+  bool local_world_size_assumed = false;  // LOCAL_RANK set, LOCAL_WORLD_SIZE not
   std::string master_addr;    // MASTER_ADDR: host of the rendezvous store (rank 0's node)
   int master_port = 0;        // MASTER_PORT: its TCP port
   bool use_agent_store = false;  // TORCHELASTIC_USE_AGENT_STORE: the launcher hosts the store

@@ -13,8 +13,6 @@
 
 namespace mlm::train {
 
-namespace fs = std::filesystem;
-
 /// "step_00000100".
 std::string checkpoint_dir_name(int64_t step);
 
@@ -22,31 +20,32 @@ std::string checkpoint_dir_name(int64_t step);
 /// then the manifest is written and the directory renamed into place (replacing an older
 /// directory of the same step). Any failure removes the temporary directory, leaves existing
 /// checkpoints untouched and throws CheckpointError. Returns the final path.
-fs::path write_checkpoint_dir(const fs::path& checkpoints_dir, int64_t step,
-                              const std::function<void(const fs::path& tmp_dir)>& write_files);
+std::filesystem::path write_checkpoint_dir(
+    const std::filesystem::path& checkpoints_dir, int64_t step,
+    const std::function<void(const std::filesystem::path& tmp_dir)>& write_files);
 
 /// Throws CheckpointError naming the offending file when `dir` is not a complete checkpoint:
 /// no DONE, a listed file missing, of another size or with another CRC-32, or a file of
 /// `required` not listed.
-void verify_checkpoint_dir(const fs::path& dir, const std::vector<std::string>& required);
+void verify_checkpoint_dir(const std::filesystem::path& dir, const std::vector<std::string>& required);
 
 /// The newest complete checkpoint, if any; newer incomplete or corrupt ones are skipped with a
 /// warning naming the problem.
-std::optional<fs::path> find_latest_checkpoint(const fs::path& checkpoints_dir,
+std::optional<std::filesystem::path> find_latest_checkpoint(const std::filesystem::path& checkpoints_dir,
                                                const std::vector<std::string>& required);
 
 /// Removes all but the newest `keep_last` complete checkpoints (0 = keep all) and stale
 /// temporary directories.
-void prune_checkpoints(const fs::path& checkpoints_dir, int64_t keep_last,
+void prune_checkpoints(const std::filesystem::path& checkpoints_dir, int64_t keep_last,
                        const std::vector<std::string>& required);
 
 /// The step encoded in a directory name "step_XXXXXXXX", or nullopt.
 std::optional<int64_t> parse_checkpoint_step(const std::string& name);
 
 /// Writes `bytes` to `path` (truncating) and fsyncs it; throws CheckpointError on failure.
-void write_file_durably(const fs::path& path, const std::string& bytes);
+void write_file_durably(const std::filesystem::path& path, const std::string& bytes);
 
 /// Reads a whole file; throws CheckpointError naming it when it cannot be read.
-std::string read_file_bytes(const fs::path& path);
+std::string read_file_bytes(const std::filesystem::path& path);
 
 }  // namespace mlm::train

@@ -1,6 +1,6 @@
 #pragma once
-// What mlm-train, mlm-eval and mlm-export do, behind a header without LibTorch: the
-// command-line mains (src/cli/) only parse options and print, and compile in seconds.
+// What mlm-train, mlm-eval and mlm-export do, behind a header without LibTorch, so that
+// those three mains (src/cli/) only parse options and print, and compile in seconds.
 #include <cstdint>
 #include <filesystem>
 #include <optional>

@@ -80,7 +80,7 @@ class Trainer {
   std::filesystem::path save_checkpoint();
 
  private:
-  bool train_step(StepStats& stats);
+  void train_step(StepStats& stats);
   /// Restores weights, optimizer, RNG and counters; returns this rank's data position.
   data::DataPosition resume_from(const std::filesystem::path& dir);
   std::optional<std::filesystem::path> resolve_resume();
@@ -121,6 +121,7 @@ class Trainer {
   } window_;
   std::chrono::steady_clock::time_point run_start_ = std::chrono::steady_clock::now();
   int64_t run_start_step_ = 0;
+  int64_t run_start_tokens_ = 0;  // tokens seen before this run (a resumed run's ETA)
   double train_time_at_start_ = 0;
 };
 
