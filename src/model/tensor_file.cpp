@@ -346,8 +346,9 @@ void write_tensor_file(const std::string& path, const TensorDict& tensors) {
   // default) refuses. Tensors become _rebuild_tensor_v2 calls on zip storage records, as in
   // every torch.save file.
   std::vector<char> pickle;
-  torch::jit::Pickler pickler([&](const char* bytes, size_t n) { pickle.insert(pickle.end(), bytes, bytes + n); },
-                              nullptr, nullptr, nullptr, nullptr, /*tag_aggregates=*/false);
+  torch::jit::Pickler pickler(
+      [&](const char* bytes, size_t n) { pickle.insert(pickle.end(), bytes, bytes + n); },
+      nullptr, nullptr, nullptr, nullptr, /*tag_aggregates=*/false);
   pickler.protocol();
   pickler.pushIValue(c10::IValue(dict));
   pickler.stop();
@@ -364,7 +365,8 @@ void write_tensor_file(const std::string& path, const TensorDict& tensors) {
       }
       return n;
     });
-    torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(), zip);
+    torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(),
+                                       zip);
     zip.writeEndOfFile();
     out.close();
     if (write_failed || !out) throw CheckpointError(tmp + ": cannot write weight file");

@@ -21,7 +21,8 @@ using TensorDict = std::vector<std::pair<std::string, torch::Tensor>>;
 TensorDict read_tensor_file(const std::string& path);
 
 /// Writes `tensors` as a plain {str: Tensor} dict in torch.save's zip format, loadable by
-/// Python's torch.load(weights_only=True), via a temporary file renamed into place. Tensors are copied to contiguous CPU tensors first, so views do
+/// Python's torch.load(weights_only=True), via a temporary file renamed into place. Tensors
+/// are copied to contiguous CPU tensors first, so views do
 /// not drag their whole storage along; tensors that are the same object stay shared.
 void write_tensor_file(const std::string& path, const TensorDict& tensors);
 

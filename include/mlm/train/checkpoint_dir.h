@@ -27,11 +27,13 @@ std::filesystem::path write_checkpoint_dir(
 /// Throws CheckpointError naming the offending file when `dir` is not a complete checkpoint:
 /// no DONE, a listed file missing, of another size or with another CRC-32, or a file of
 /// `required` not listed.
-void verify_checkpoint_dir(const std::filesystem::path& dir, const std::vector<std::string>& required);
+void verify_checkpoint_dir(const std::filesystem::path& dir,
+                           const std::vector<std::string>& required);
 
 /// The newest complete checkpoint, if any; newer incomplete or corrupt ones are skipped with a
 /// warning naming the problem.
-std::optional<std::filesystem::path> find_latest_checkpoint(const std::filesystem::path& checkpoints_dir,
+std::optional<std::filesystem::path> find_latest_checkpoint(
+    const std::filesystem::path& checkpoints_dir,
                                                const std::vector<std::string>& required);
 
 /// Removes all but the newest `keep_last` complete checkpoints (0 = keep all) and stale

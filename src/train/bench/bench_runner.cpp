@@ -207,11 +207,8 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
   // Stop the pipeline's worker threads first: still prefetching, they would share the cores
   // with the peak measurement (seen: 85 instead of 140 GFLOP/s, an MFU of 0.97).
   source.reset();
-  // A 2048³ product keeps 2 CPU cores busy ~10-100 ms; a GPU finishes it in microseconds,
-  // where launch overhead would understate the peak, so GPUs get 8192³.
-  const int64_t peak_n = device.is_cuda() ? 8192 : 2048;
-  r.peak_gflops = measure_peak_gflops(bf16 ? torch::kBFloat16 : torch::kFloat32, device, peak_n,
-                                      options.peak_repeats);
+  r.peak_gflops = measure_peak_gflops(bf16 ? torch::kBFloat16 : torch::kFloat32, device,
+                                      /*n=*/0, options.peak_repeats);
   r.mfu = r.peak_gflops > 0 ? r.tokens_per_s * r.train_flops_per_token / (r.peak_gflops * 1e9) : 0;
   r.peak_rss_mb = peak_rss_mb();
   r.params = model::count_parameters(*model);

@@ -10,6 +10,7 @@ namespace mlm::train::bench {
 
 double measure_peak_gflops(torch::ScalarType dtype, const torch::Device& device, int64_t n,
                            int repeats) {
+  if (n <= 0) n = device.is_cuda() ? 8192 : 2048;
   torch::NoGradGuard no_grad;
   const auto options = torch::TensorOptions().dtype(dtype).device(device);
   const auto a = torch::randn({n, n}, options);

@@ -1,5 +1,6 @@
 #pragma once
-// Model FLOPs per trained token, docs/ARCHITECTURE.md, "How speed is measured": the figure MFU divides by.
+// Model FLOPs per trained token (docs/ARCHITECTURE.md, "How speed is measured"): the figure
+// MFU divides by.
 #include <cstdint>
 
 #include "mlm/config/run_config.h"
