@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common/cli_app.h"
-#include "mlm/train/bench/bench_runner.h"
+#include "mlm/train/app/bench/bench_runner.h"
 
 namespace {
 

@@ -6,8 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common/cli_app.h"
-#include "mlm/data/streaming_dataset.h"
-#include "mlm/masking/masking_collator.h"
+#include "mlm/masking/batch_stream.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"
@@ -74,40 +73,25 @@ int run(const Options& options) {
   if (options.split != "train" && options.split != "valid") {
     throw mlm::UsageError("--split must be train or valid, got '" + options.split + "'");
   }
-  const bool valid = options.split == "valid";
   const auto tokenizer = mlm::text::ensure_tokenizer(config);
-  mlm::data::StreamingDataset dataset(config, tokenizer,
-                                      valid ? mlm::data::Split::valid : mlm::data::Split::train,
-                                      options.rank, options.world_size);
-  const mlm::masking::MaskingCollator collate(config.masking, tokenizer.vocab(), config.data.seq_len,
-                                              config.model.objective);
-  // The batches the trainer and the evaluator build: same sizes, same seeds.
-  const int64_t batch_size = valid && config.eval.batch_size > 0 ? config.eval.batch_size
-                                                                 : config.train.micro_batch_size;
-  const auto seed = static_cast<uint64_t>(valid ? config.eval.seed : config.train.seed);
-
-  std::vector<PackedSequence> sequences;
-  auto next_batch = [&] {
-    sequences.clear();
-    PackedSequence s;
-    while (static_cast<int64_t>(sequences.size()) < batch_size && dataset.next(s)) {
-      sequences.push_back(std::move(s));
-    }
-    return !sequences.empty();
-  };
+  // The batches the trainer (train) or the evaluator (valid) draws: same sizes, same seeds.
+  mlm::masking::BatchStream stream(
+      config, tokenizer, options.split == "valid" ? mlm::data::Split::valid : mlm::data::Split::train,
+      options.rank, options.world_size);
 
   if (options.bench) {
     const auto start = mlm::SteadyClock::now();
     int64_t tokens = 0, batches = 0, masked = 0;
     double elapsed = 0;
-    while (elapsed < options.bench_seconds && next_batch()) {
-      const auto batch = collate(sequences, seed);
-      for (auto m : batch.attention_mask) tokens += m;
-      masked += batch.num_masked();
+    while (elapsed < options.bench_seconds) {
+      const auto batch = stream.next();
+      if (!batch) break;
+      for (auto m : batch->attention_mask) tokens += m;
+      masked += batch->num_masked();
       ++batches;
       elapsed = mlm::seconds_since(start);
     }
-    const auto c = dataset.counters();
+    const auto c = stream.dataset().counters();
     std::cout << nlohmann::json{{"split", options.split},
                                 {"seconds", elapsed},
                                 {"batches", batches},
@@ -117,8 +101,8 @@ int run(const Options& options) {
                                 {"tokens_per_s", elapsed > 0 ? tokens / elapsed : 0.0},
                                 {"num_workers", config.data.num_workers},
                                 {"seq_len", config.data.seq_len},
-                                {"batch_size", batch_size},
-                                {"epoch", dataset.epoch()},
+                                {"batch_size", stream.batch_size()},
+                                {"epoch", stream.dataset().epoch()},
                                 {"bad_records", c.bad_records},
                                 {"invalid_utf8_fixes", c.invalid_utf8_fixes}}
                      .dump()
@@ -126,20 +110,21 @@ int run(const Options& options) {
     return 0;
   }
 
-  for (int64_t i = 0; i < options.batches && next_batch(); ++i) {
-    const auto batch = collate(sequences, seed);
+  for (int64_t i = 0; i < options.batches; ++i) {
+    const auto batch = stream.next();
+    if (!batch) break;
     if (options.json) {
-      std::cout << batch_json(i, batch, sequences, tokenizer).dump() << "\n";
+      std::cout << batch_json(i, *batch, stream.rows(), tokenizer).dump() << "\n";
     } else {
-      std::cout << "batch " << i << ": " << batch.batch_size << " x " << batch.seq_len << ", "
-                << batch.num_masked() << " masked\n  " << tokenizer.decode(sequences.front().ids)
-                << "\n";
+      std::cout << "batch " << i << ": " << batch->batch_size << " x " << batch->seq_len << ", "
+                << batch->num_masked() << " masked\n  "
+                << tokenizer.decode(stream.rows().front().ids) << "\n";
     }
   }
   std::cout.flush();
-  const auto c = dataset.counters();
+  const auto c = stream.dataset().counters();
   mlm::log::info("data", "{} sequences, epoch {}, {} bad records skipped, {} invalid UTF-8 repaired",
-                 c.sequences, dataset.epoch(), c.bad_records, c.invalid_utf8_fixes);
+                 c.sequences, stream.dataset().epoch(), c.bad_records, c.invalid_utf8_fixes);
   return 0;
 }
 

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "cli/common/cli_app.h"
-#include "mlm/train/commands.h"
+#include "mlm/train/app/commands.h"
 #include "mlm/util/errors.h"
 
 int main(int argc, char** argv) {

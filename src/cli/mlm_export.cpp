@@ -1,6 +1,6 @@
 // mlm-export: a checkpoint directory -> a Hugging Face model directory.
 #include "cli/common/cli_app.h"
-#include "mlm/train/commands.h"
+#include "mlm/train/app/commands.h"
 
 int main(int argc, char** argv) {
   std::string checkpoint, output;

@@ -3,7 +3,7 @@
 // Exit codes: 0 done, 1 runtime failure, 2 bad usage/config, 130/143 stopped by
 // SIGINT/SIGTERM after writing a checkpoint.
 #include "cli/common/cli_app.h"
-#include "mlm/train/commands.h"
+#include "mlm/train/app/commands.h"
 #include "mlm/util/errors.h"
 
 int main(int argc, char** argv) {

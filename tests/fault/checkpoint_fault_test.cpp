@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fault_util.h"
-#include "mlm/train/checkpoint_dir.h"
+#include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/util/errors.h"
 #include "tiny_run.h"
 

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "fault_util.h"
-#include "mlm/train/checkpoint_dir.h"
+#include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "tiny_run.h"
 
 namespace mlm::fault {

@@ -1,5 +1,5 @@
-// Non-finite gradients (the trainer's test hook MLM_TEST_POISON_STEP fills one gradient with
-// NaN at the given steps) and resource use over a long run (RSS, open file descriptors).
+// Non-finite gradients (mlm-train-poisoned, mlm-train with a gradient hook that fills one
+// gradient with NaN at the given steps) and resource use over a long run (RSS, open file descriptors).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -40,10 +40,11 @@ TEST(NonFinite, PoisonedStepIsSkippedAndTheRunConverges) {
   ScratchDir dir("nonfinite");
   const std::vector<std::string> settings = {"train.max_steps=30", "checkpoint.every_steps=0"};
   const TinyRun clean(dir / "clean", settings);
-  const TinyRun poisoned(dir / "poisoned", settings);
+  TinyRun poisoned(dir / "poisoned", settings);
+  poisoned.tool = "train-poisoned";
   const auto clean_result = clean.run();
   ASSERT_EQ(clean_result.exit_code, 0) << clean_result.err;
-  const auto result = poisoned.run({}, {{"MLM_TEST_POISON_STEP", "5"}});
+  const auto result = poisoned.run({"--poison-steps", "5"});
   ASSERT_EQ(result.exit_code, 0) << result.status() << "\n" << result.err;
 
   int warnings = 0;
@@ -76,9 +77,10 @@ TEST(NonFinite, PoisonedStepIsSkippedAndTheRunConverges) {
 // the checkpoints on disk hold finite weights.
 TEST(NonFinite, TooManySkippedStepsInARowStopsWithOneClearError) {
   ScratchDir dir("nonfinite");
-  const TinyRun run(dir.path(), {"train.max_steps=20", "checkpoint.every_steps=2",
-                                 "train.max_skipped_steps=3"});
-  const auto result = run.run({}, {{"MLM_TEST_POISON_STEP", "5-20"}});
+  TinyRun run(dir.path(), {"train.max_steps=20", "checkpoint.every_steps=2",
+                           "train.max_skipped_steps=3"});
+  run.tool = "train-poisoned";
+  const auto result = run.run({"--poison-steps", "5-20"});
   EXPECT_TRUE(clean_failure(result, kExitRuntimeFailure, {"train.max_skipped_steps"},
                             Preceding::any_logs))
       << "expected the error to name the limit that was reached";

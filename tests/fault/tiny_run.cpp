@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "mlm/model/tensor_file.h"
-#include "mlm/train/checkpoint_dir.h"
-#include "mlm/train/trainer.h"
+#include "mlm/train/checkpoint/checkpoint_dir.h"
+#include "mlm/train/loop/trainer.h"
 
 namespace mlm::fault {
 
@@ -69,7 +69,7 @@ fs::path TinyRun::checkpoint(int64_t step) const {
 
 ChildOptions TinyRun::command(const std::vector<std::string>& extra_args, double timeout_s) const {
   ChildOptions options;
-  options.argv = {tool_path("train"), "--config", std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"};
+  options.argv = {tool_path(tool), "--config", std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"};
   for (const auto& setting : settings) {
     options.argv.push_back("--set");
     options.argv.push_back(setting);

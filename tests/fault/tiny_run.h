@@ -20,6 +20,7 @@ std::string shared_tiny_tokenizer();
 struct TinyRun {
   fs::path root;                     // run directory is root/run
   std::vector<std::string> settings; // --set arguments besides the defaults below
+  std::string tool = "train";        // mlm-<tool>: train, or train-poisoned (NaN gradients)
 
   /// tiny.yaml with the run and tokenizer redirected, one intra-op thread (bitwise
   /// reproducible), a metrics row per step and no evaluation before the end.

@@ -1,4 +1,4 @@
-#include "mlm/train/checkpoint_dir.h"
+#include "mlm/train/checkpoint/checkpoint_dir.h"
 
 #include <gtest/gtest.h>
 

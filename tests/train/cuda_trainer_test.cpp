@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "cuda_skip.h"
-#include "mlm/train/autocast.h"
-#include "mlm/train/trainer.h"
+#include "mlm/train/loop/autocast.h"
+#include "mlm/train/loop/trainer.h"
 #include "train_test_util.h"
 
 namespace mlm::train {

@@ -1,11 +1,11 @@
-#include "mlm/train/optimizer.h"
+#include "mlm/train/loop/optimizer.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "mlm/model/bert.h"
-#include "mlm/train/grad_clip.h"
+#include "mlm/train/loop/grad_clip.h"
 
 namespace mlm::train {
 namespace {

@@ -6,8 +6,8 @@
 #include <csignal>
 #include <thread>
 
-#include "mlm/train/checkpoint_dir.h"
-#include "mlm/train/trainer.h"
+#include "mlm/train/checkpoint/checkpoint_dir.h"
+#include "mlm/train/loop/trainer.h"
 #include "train_test_util.h"
 
 namespace mlm::train {

@@ -1,19 +1,19 @@
 // The training loop end to end on the tiny config: accumulation equivalence, exact resume,
 // the non-finite guard, checkpoint validation on resume, and mlm-eval against the
 // in-training evaluation.
-#include "mlm/train/trainer.h"
+#include "mlm/train/loop/trainer.h"
 
 #include <gtest/gtest.h>
 
 #include <csignal>
-#include <cstdlib>
 #include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
 
-#include "mlm/train/checkpoint_dir.h"
+#include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/util/errors.h"
+#include "tools/poison_gradient.h"
 #include "train_test_util.h"
 
 namespace mlm::train {
@@ -142,9 +142,7 @@ TEST(Trainer, Bf16AutocastTrainsAndResumesWithinTolerance) {
 TEST(Trainer, NonFiniteStepIsSkippedAndRunContinues) {
   const auto config = tiny_config(fresh_dir("poison"), {"train.max_steps=6", "checkpoint.every_steps=0",
                                                         "eval.every_steps=0", "eval.max_batches=1"});
-  setenv(kPoisonStepEnv, "3", 1);
-  Trainer trainer(config);
-  unsetenv(kPoisonStepEnv);
+  Trainer trainer(config, {"", nullptr, poison_gradient_at(3)});
   std::vector<StepStats> steps;
   std::vector<torch::Tensor> after_step2;
   bool unchanged_by_step3 = false;
@@ -176,9 +174,7 @@ TEST(Trainer, TooManyNonFiniteStepsInARowStopTheRun) {
   const auto config = tiny_config(fresh_dir("poison_many"),
                                   {"train.max_steps=8", "train.max_skipped_steps=3",
                                    "checkpoint.every_steps=1", "eval.every_steps=0"});
-  setenv(kPoisonStepEnv, "3-6", 1);
-  Trainer trainer(config);
-  unsetenv(kPoisonStepEnv);
+  Trainer trainer(config, {"", nullptr, poison_gradient_at(3, 6)});
   try {
     trainer.run();
     FAIL() << "expected the run to stop";

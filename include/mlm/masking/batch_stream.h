@@ -1,0 +1,43 @@
+#pragma once
+// A split's masked batches, drawn the one way the trainer, the evaluator, mlm-bench --data and
+// mlm-data all draw them: rows from the streaming dataset, padded and masked by the collator.
+// The train split uses train.micro_batch_size and train.seed, the valid split eval.batch_size
+// (default: the micro-batch size) and eval.seed. Each mask depends only on the seed and the
+// row's sample id, so a resumed run masks exactly as the uninterrupted one.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "mlm/config/run_config.h"
+#include "mlm/data/streaming_dataset.h"
+#include "mlm/masking/masked_batch.h"
+#include "mlm/masking/masking_collator.h"
+
+namespace mlm::masking {
+
+class BatchStream {
+ public:
+  /// This rank's shard of `split`, from `resume` (a position() of the same shard) or the start.
+  BatchStream(const config::RunConfig& config, const text::Tokenizer& tokenizer, data::Split split,
+              int rank = 0, int world_size = 1,
+              std::optional<data::DataPosition> resume = std::nullopt);
+
+  /// The next batch: batch_size() rows, fewer at the end of the valid split; nullopt once the
+  /// split has ended (the train split never ends).
+  std::optional<MaskedBatch> next();
+
+  /// The sequences of the batch next() returned last (mlm-data shows their text).
+  const std::vector<data::PackedSequence>& rows() const { return rows_; }
+  int64_t batch_size() const { return batch_size_; }
+  uint64_t seed() const { return seed_; }
+  const data::StreamingDataset& dataset() const { return dataset_; }
+
+ private:
+  data::StreamingDataset dataset_;
+  MaskingCollator collator_;
+  int64_t batch_size_;
+  uint64_t seed_;
+  std::vector<data::PackedSequence> rows_;
+};
+
+}  // namespace mlm::masking

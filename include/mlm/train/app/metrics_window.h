@@ -1,0 +1,62 @@
+#pragma once
+// What a run reports between two log rows: the window's averages (loss, accuracy, tokens/s;
+// skipped steps leave no loss behind), this run's clock and the time left.
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "mlm/config/run_config.h"
+#include "mlm/train/checkpoint/trainer_state.h"
+#include "mlm/train/loop/training_step.h"
+#include "mlm/util/elapsed.h"
+
+namespace mlm::train {
+
+class MetricsWindow {
+ public:
+  /// Starts this run's clock at `start`, the state the run begins from (a resumed run's ETA
+  /// counts only its own steps and tokens).
+  MetricsWindow(const config::TrainConfig& train, const TrainerState& start);
+
+  void add(const StepStats& stats);
+
+  /// Runs `pause` (an evaluation, a checkpoint) off the window's clock: tokens/s measures
+  /// training alone.
+  template <typename F>
+  void exclude(F&& pause) {
+    const auto since = SteadyClock::now();
+    pause();
+    window_start_ += SteadyClock::now() - since;
+  }
+
+  double run_seconds() const { return seconds_since(run_start_); }
+  /// train_time_s of the whole run, earlier runs of a resumed one included.
+  double train_time_s() const { return train_time_at_start_ + run_seconds(); }
+
+  /// Seconds left from this run's pace (steps or tokens left), bounded by train.max_time_s;
+  /// NaN before there is a pace.
+  double eta_s(const TrainerState& state) const;
+
+  /// The one-line progress between log rows.
+  std::string progress_text(const StepStats& last, const TrainerState& state) const;
+
+  /// The window's metrics.jsonl row and its log line; starts the next window.
+  struct Row {
+    nlohmann::json json;
+    std::string line;
+  };
+  Row close(const StepStats& last, const TrainerState& state);
+
+ private:
+  std::string total_steps() const;
+
+  const config::TrainConfig& train_;
+  SteadyClock::time_point run_start_ = SteadyClock::now();
+  SteadyClock::time_point window_start_ = run_start_;
+  int64_t start_step_, start_tokens_;
+  double train_time_at_start_;
+  double loss_sum_ = 0, correct_ = 0, masked_ = 0, tokens_ = 0;
+  double nsp_loss_sum_ = 0, nsp_correct_ = 0, nsp_pairs_ = 0;
+};
+
+}  // namespace mlm::train

@@ -1,0 +1,22 @@
+#pragma once
+// Evaluation on the validation split: fixed order, masks drawn with eval.seed (so every
+// checkpoint is scored on the very same masked tokens), sharded across ranks and summed.
+// Masked accuracy counts every selected position (kept and random-replaced ones included).
+#include <torch/torch.h>
+
+#include "mlm/config/run_config.h"
+#include "mlm/dist/communicator.h"
+#include "mlm/model/bert.h"
+#include "mlm/text/tokenizer.h"
+#include "mlm/train/loop/eval_result.h"
+
+namespace mlm::train {
+
+/// Scores `model` on config.data's valid split (eval.batch_size or train.micro_batch_size
+/// sequences per batch, at most eval.max_batches batches in all ranks together, precision
+/// train.precision). Leaves the model in the mode it found it in. Collective: every rank calls.
+EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& config,
+                    const text::Tokenizer& tokenizer, dist::Communicator& comm,
+                    const torch::Device& device);
+
+}  // namespace mlm::train

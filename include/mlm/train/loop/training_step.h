@@ -1,0 +1,97 @@
+#pragma once
+// One training step: the code mlm-train runs and mlm-bench times, in three parts.
+//   collect_step      the step's micro-batches (train.grad_accum_steps of them);
+//   forward_backward  each micro-batch's loss divided by the masked count of the whole step on
+//                     all ranks, so accumulation and data parallelism equal one big batch;
+//   apply_update      gradients summed across ranks, clipped to optim.max_grad_norm, then an
+//                     AdamW step, or none (skipped) when the loss or the norm is not finite.
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "mlm/config/run_config.h"
+#include "mlm/dist/communicator.h"
+#include "mlm/dist/gradient_reducer.h"
+#include "mlm/masking/batch_stream.h"
+#include "mlm/model/bert.h"
+
+namespace mlm::train {
+
+/// One step's micro-batches and this rank's counts in them.
+struct StepBatches {
+  std::vector<masking::MaskedBatch> micro_batches;
+  double masked = 0;  // selected positions
+  double pairs = 0;   // sentence pairs (NSP/SOP)
+  double tokens = 0;  // non-padding tokens
+
+  explicit StepBatches(std::vector<masking::MaskedBatch> batches);
+};
+
+/// The next `count` batches of the train split (which never ends).
+StepBatches collect_step(masking::BatchStream& stream, int64_t count);
+
+/// The model's forward pass over one batch on `device`, under bf16 autocast when `bf16`.
+model::BertOutput forward_batch(model::BertForPreTraining& model,
+                                const masking::MaskedBatch& batch, const torch::Device& device,
+                                bool bf16);
+
+/// A step's outcome, summed over its micro-batches and all ranks.
+struct StepStats {
+  int64_t step = 0;
+  double lr = 0;
+  double grad_norm = 0;     // before clipping
+  bool skipped = false;     // non-finite loss or gradient: no update
+  int64_t num_masked = 0;   // selected positions
+  int64_t pairs = 0;        // sentence pairs (NSP/SOP)
+  int64_t tokens = 0;       // non-padding tokens
+  double loss_sum = 0, correct = 0, nsp_loss_sum = 0, nsp_correct = 0;
+  double loss = 0;          // MLM (+ NSP/SOP) loss of the whole step
+  double mlm_accuracy = 0;  // over the step's selected positions
+};
+
+/// Seconds in each part of a step (mlm-bench); the device is synchronised at each boundary.
+struct StepTimes {
+  double data = 0, forward = 0, backward = 0, update = 0;
+};
+
+/// Called after the backward passes, before the gradients are reduced (tests poison one).
+using GradientHook =
+    std::function<void(int64_t step, const std::vector<torch::Tensor>& params)>;
+
+class TrainingStep {
+ public:
+  /// AdamW over the model's parameters (optim.*); with more than one rank in `comm`, their
+  /// gradients are summed in buckets of distributed.bucket_mb.
+  TrainingStep(model::BertForPreTraining model, const config::RunConfig& config,
+               std::shared_ptr<dist::Communicator> comm, bool bf16);
+  ~TrainingStep();
+
+  /// Trains step `step` at learning rate `lr` (collective: every rank calls it).
+  StepStats run(int64_t step, double lr, const StepBatches& batches, StepTimes* times = nullptr);
+
+  /// The parts of run(), in order. forward_backward fills the stats' sums; apply_update
+  /// their grad_norm and skipped.
+  void forward_backward(const StepBatches& batches, StepStats& stats, StepTimes* times);
+  void apply_update(StepStats& stats, StepTimes* times);
+
+  void set_gradient_hook(GradientHook hook) { gradient_hook_ = std::move(hook); }
+  /// The optimizer state a checkpoint saves and a resume restores.
+  torch::optim::AdamW& optimizer() { return *optimizer_; }
+
+ private:
+  void synchronize() const;
+
+  model::BertForPreTraining model_;
+  std::unique_ptr<torch::optim::AdamW> optimizer_;
+  std::vector<torch::Tensor> params_;
+  std::shared_ptr<dist::Communicator> comm_;
+  std::unique_ptr<dist::GradientReducer> reducer_;
+  torch::Device device_;
+  bool bf16_;
+  double max_grad_norm_;
+  GradientHook gradient_hook_;
+};
+
+}  // namespace mlm::train

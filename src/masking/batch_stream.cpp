@@ -1,0 +1,35 @@
+#include "mlm/masking/batch_stream.h"
+
+namespace mlm::masking {
+namespace {
+
+int64_t batch_size_of(const config::RunConfig& config, data::Split split) {
+  if (split == data::Split::valid && config.eval.batch_size > 0) return config.eval.batch_size;
+  return config.train.micro_batch_size;
+}
+
+uint64_t seed_of(const config::RunConfig& config, data::Split split) {
+  return static_cast<uint64_t>(split == data::Split::valid ? config.eval.seed : config.train.seed);
+}
+
+}  // namespace
+
+BatchStream::BatchStream(const config::RunConfig& config, const text::Tokenizer& tokenizer,
+                         data::Split split, int rank, int world_size,
+                         std::optional<data::DataPosition> resume)
+    : dataset_(config, tokenizer, split, rank, world_size, std::move(resume)),
+      collator_(config.masking, tokenizer.vocab(), config.data.seq_len, config.model.objective),
+      batch_size_(batch_size_of(config, split)),
+      seed_(seed_of(config, split)) {}
+
+std::optional<MaskedBatch> BatchStream::next() {
+  rows_.clear();
+  data::PackedSequence sequence;
+  while (static_cast<int64_t>(rows_.size()) < batch_size_ && dataset_.next(sequence)) {
+    rows_.push_back(std::move(sequence));
+  }
+  if (rows_.empty()) return std::nullopt;
+  return collator_(rows_, seed_);
+}
+
+}  // namespace mlm::masking

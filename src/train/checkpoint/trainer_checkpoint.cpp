@@ -1,0 +1,170 @@
+// The trainer's side of checkpoints: what goes into one and how a run continues from it.
+#include <fstream>
+
+#include "mlm/config/config_loader.h"
+#include "mlm/train/checkpoint/checkpoint_dir.h"
+#include "mlm/train/checkpoint/config_diff.h"
+#include "mlm/train/checkpoint/rng_state.h"
+#include "mlm/train/loop/sum_across_ranks.h"
+#include "mlm/train/loop/trainer.h"
+#include "mlm/train/app/progress.h"
+#include "mlm/util/elapsed.h"
+#include "mlm/util/errors.h"
+#include "mlm/util/logging.h"
+
+namespace mlm::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+}  // namespace
+
+fs::path Trainer::save_checkpoint() {
+  const auto start = SteadyClock::now();
+  // Every rank's data position and RNG state, gathered to rank 0 (collective).
+  const nlohmann::json mine = {{"data_position", batches_->dataset().position().to_json()},
+                               {"rng", capture_rng_state()}};
+  const auto gathered = comm_->all_gather_strings(mine.dump());
+  state_.world_size = comm_->world_size();
+  state_.ranks.clear();
+  for (const auto& text : gathered) {
+    const auto json = nlohmann::json::parse(text);
+    state_.ranks.push_back({json.at("data_position"), json.at("rng")});
+  }
+  const std::string config_yaml = config::dump_config(config_);
+  state_.config_hash = fnv1a_hex(config_yaml);
+
+  const fs::path checkpoints = output_dir_ / "checkpoints";
+  fs::path written;
+  std::string error;
+  if (comm_->is_main()) {
+    try {
+      written = write_checkpoint_dir(checkpoints, state_.step, [&](const fs::path& tmp) {
+        model::save_model_pt(model_, (tmp / "model.pt").string());
+        torch::save(step_->optimizer(), (tmp / "optimizer.pt").string());
+        write_file_durably(tmp / "trainer_state.json", state_.to_json().dump(2) + "\n");
+        write_file_durably(tmp / "config.yaml", config_yaml);
+        write_file_durably(tmp / "tokenizer.model", tokenizer_->serialized_model());
+      });
+      prune_checkpoints(checkpoints, config_.checkpoint.keep_last, checkpoint_required_files());
+    } catch (const std::exception& e) {
+      error = first_line(e.what());
+    }
+  }
+  // A failed write stops every rank, not just the writer.
+  const auto failed = sum_across_ranks(*comm_, {error.empty() ? 0.0 : 1.0});
+  if (failed[0] > 0) {
+    if (!error.empty()) throw CheckpointError(error);
+    throw CheckpointError("rank 0 failed to write the checkpoint of step " +
+                          std::to_string(state_.step));
+  }
+  last_checkpoint_step_ = state_.step;
+  if (comm_->is_main()) {
+    progress_->clear();
+    log::info("ckpt", "wrote {} ({:.1f}s)", written.string(),
+              seconds_since(start));
+  }
+  return written;
+}
+
+std::optional<fs::path> Trainer::resolve_resume() {
+  if (options_.resume.empty()) return std::nullopt;
+  const fs::path checkpoints = output_dir_ / "checkpoints";
+  if (options_.resume == "latest") {
+    // Rank 0 decides, so every rank resumes from the same directory.
+    std::string found;
+    if (comm_->is_main()) {
+      if (auto latest = find_latest_checkpoint(checkpoints, checkpoint_required_files())) {
+        found = latest->string();
+      }
+    }
+    found = comm_->all_gather_strings(found).front();
+    if (found.empty()) {
+      log::info("ckpt", "--resume latest: no complete checkpoint in {}; starting a new run",
+                checkpoints.string());
+      return std::nullopt;
+    }
+    return fs::path(found);
+  }
+  const fs::path dir = options_.resume;
+  if (!fs::is_directory(dir)) {
+    throw CheckpointError("--resume " + dir.string() + ": no such checkpoint directory");
+  }
+  return dir;
+}
+
+void Trainer::refuse_existing_checkpoints() const {
+  const fs::path checkpoints = output_dir_ / "checkpoints";
+  std::error_code ec;
+  if (!fs::is_directory(checkpoints, ec)) return;
+  for (const auto& entry : fs::directory_iterator(checkpoints, ec)) {
+    if (parse_checkpoint_step(entry.path().filename().string()) &&
+        fs::exists(entry.path() / "DONE")) {
+      throw UsageError("train.output_dir " + output_dir_.string() +
+                       " already holds checkpoints (e.g. " + entry.path().string() +
+                       "); continue that run with --resume latest, or choose another "
+                       "train.output_dir");
+    }
+  }
+}
+
+data::DataPosition Trainer::resume_from(const fs::path& dir) {
+  verify_checkpoint_dir(dir, checkpoint_required_files());
+
+  const fs::path config_path = dir / "config.yaml";
+  config::RunConfig saved_config;
+  try {
+    saved_config = config::load_config(config_path.string());
+  } catch (const ConfigError& e) {
+    throw CheckpointError(config_path.string() + ": " + e.what());
+  }
+  check_resume_compatible(saved_config, config_, dir.string());
+  if (read_file_bytes(dir / "tokenizer.model") != tokenizer_->serialized_model()) {
+    throw ConfigError("tokenizer.model: " + config_.tokenizer.model +
+                          " is not the tokenizer checkpoint " + dir.string() +
+                          " was trained with (its copy is " + (dir / "tokenizer.model").string() +
+                          ")",
+                      "tokenizer.model");
+  }
+
+  const fs::path state_path = dir / "trainer_state.json";
+  auto state = TrainerState::load(state_path);
+  if (state.world_size != comm_->world_size()) {
+    throw ConfigError("cannot resume " + dir.string() + " with " +
+                          std::to_string(comm_->world_size()) + " rank(s): it was written by " +
+                          std::to_string(state.world_size) +
+                          " and each rank's data position belongs to its shard; relaunch with "
+                          "WORLD_SIZE=" + std::to_string(state.world_size),
+                      "distributed");
+  }
+
+  model::load_model_pt(model_, (dir / "model.pt").string());
+  const fs::path optimizer_path = dir / "optimizer.pt";
+  try {
+    torch::load(step_->optimizer(), optimizer_path.string(), device_);
+  } catch (const std::exception& e) {
+    throw CheckpointError(optimizer_path.string() + ": cannot load the optimizer state: " +
+                          first_line(e.what()));
+  }
+  const auto& mine = state.ranks[static_cast<size_t>(comm_->rank())];
+  restore_rng_state(mine.rng, state_path.string());
+  data::DataPosition position;
+  try {
+    position = data::DataPosition::from_json(mine.data_position);
+  } catch (const std::exception& e) {
+    throw CheckpointError(state_path.string() + ": bad data position: " + first_line(e.what()));
+  }
+
+  state_ = std::move(state);
+  resumed_step_ = state_.step;
+  last_checkpoint_step_ = state_.step;
+  log::info("ckpt", "resumed from {} at step {} ({} tokens seen)", dir.string(), state_.step,
+            state_.tokens_seen);
+  return position;
+}
+
+}  // namespace mlm::train

@@ -1,0 +1,52 @@
+#include "mlm/train/loop/run_schedule.h"
+
+#include <csignal>
+
+#include "mlm/train/app/stop_signals.h"
+#include "mlm/train/loop/sum_across_ranks.h"
+#include "mlm/util/errors.h"
+
+namespace mlm::train {
+
+int exit_code_for(StopReason reason) {
+  switch (reason) {
+    case StopReason::sigint: return kExitSigint;
+    case StopReason::sigterm: return kExitSigterm;
+    case StopReason::none:
+    case StopReason::out_of_time: return kExitOk;
+  }
+  return kExitOk;
+}
+
+RunSchedule::RunSchedule(const config::RunConfig& config, int world_size)
+    : max_steps_(config.train.max_steps),
+      max_tokens_(config.train.max_tokens),
+      tokens_per_step_(config.train.micro_batch_size * config.train.grad_accum_steps * world_size *
+                       config.data.seq_len),
+      max_time_s_(config.train.max_time_s),
+      logging_(config.logging.every_steps),
+      eval_(config.eval.every_steps),
+      checkpoint_(config.checkpoint.every_steps) {}
+
+int64_t RunSchedule::horizon() const {
+  if (max_steps_ > 0) return max_steps_;
+  if (max_tokens_ > 0) return (max_tokens_ + tokens_per_step_ - 1) / tokens_per_step_;
+  return 0;
+}
+
+bool RunSchedule::finished(int64_t step, int64_t tokens_seen) const {
+  return (max_steps_ > 0 && step >= max_steps_) || (max_tokens_ > 0 && tokens_seen >= max_tokens_);
+}
+
+StopReason RunSchedule::agree_to_stop(dist::Communicator& comm, double run_seconds) const {
+  const int signal = StopSignals::pending();
+  const bool out_of_time = max_time_s_ > 0 && run_seconds >= max_time_s_;
+  const auto any = sum_across_ranks(comm, {signal == SIGINT ? 1.0 : 0.0,
+                                           signal == SIGTERM ? 1.0 : 0.0, out_of_time ? 1.0 : 0.0});
+  if (any[1] > 0) return StopReason::sigterm;
+  if (any[0] > 0) return StopReason::sigint;
+  if (any[2] > 0) return StopReason::out_of_time;
+  return StopReason::none;
+}
+
+}  // namespace mlm::train

@@ -1,0 +1,133 @@
+#include "mlm/train/loop/training_step.h"
+
+#include <torch/cuda.h>
+
+#include <cmath>
+
+#include "mlm/train/loop/autocast.h"
+#include "mlm/train/loop/batch_tensors.h"
+#include "mlm/train/loop/grad_clip.h"
+#include "mlm/train/loop/optimizer.h"
+#include "mlm/train/loop/sum_across_ranks.h"
+#include "mlm/util/elapsed.h"
+
+namespace mlm::train {
+
+StepBatches::StepBatches(std::vector<masking::MaskedBatch> batches)
+    : micro_batches(std::move(batches)) {
+  for (const auto& batch : micro_batches) {
+    masked += static_cast<double>(batch.num_masked());
+    pairs += static_cast<double>(batch.nsp_labels.size());
+    tokens += static_cast<double>(count_tokens(batch));
+  }
+}
+
+StepBatches collect_step(masking::BatchStream& stream, int64_t count) {
+  std::vector<masking::MaskedBatch> batches;
+  for (int64_t m = 0; m < count; ++m) {
+    auto batch = stream.next();
+    // The train split never ends (epoch after epoch; an empty epoch is a DataError).
+    if (!batch) throw std::logic_error("the train split ended");
+    batches.push_back(std::move(*batch));
+  }
+  return StepBatches(std::move(batches));
+}
+
+model::BertOutput forward_batch(model::BertForPreTraining& model,
+                                const masking::MaskedBatch& batch, const torch::Device& device,
+                                bool bf16) {
+  const auto inputs = to_bert_inputs(batch, device);
+  AutocastScope autocast(bf16, device);
+  return model->forward(inputs);
+}
+
+TrainingStep::TrainingStep(model::BertForPreTraining model, const config::RunConfig& config,
+                           std::shared_ptr<dist::Communicator> comm, bool bf16)
+    : model_(std::move(model)),
+      optimizer_(make_adamw(*model_, config.optim)),
+      params_(split_parameters(*model_).all()),
+      comm_(std::move(comm)),
+      device_(comm_->device()),
+      bf16_(bf16),
+      max_grad_norm_(config.optim.max_grad_norm) {
+  if (comm_->world_size() > 1) {
+    reducer_ = std::make_unique<dist::GradientReducer>(comm_, params_, config.distributed.bucket_mb);
+  }
+}
+
+TrainingStep::~TrainingStep() = default;
+
+void TrainingStep::synchronize() const {
+  if (device_.is_cuda()) torch::cuda::synchronize();
+}
+
+StepStats TrainingStep::run(int64_t step, double lr, const StepBatches& batches,
+                            StepTimes* times) {
+  StepStats stats;
+  stats.step = step;
+  stats.lr = lr;
+  // The loss normaliser: the whole step's selected positions (and sentence pairs), all ranks.
+  const auto counts = sum_across_ranks(*comm_, {batches.masked, batches.pairs, batches.tokens});
+  stats.num_masked = static_cast<int64_t>(counts[0]);
+  stats.pairs = static_cast<int64_t>(counts[1]);
+  stats.tokens = static_cast<int64_t>(counts[2]);
+  set_learning_rate(*optimizer_, lr);
+  forward_backward(batches, stats, times);
+  if (gradient_hook_) gradient_hook_(step, params_);
+  apply_update(stats, times);
+  return stats;
+}
+
+void TrainingStep::forward_backward(const StepBatches& batches, StepStats& stats,
+                                    StepTimes* times) {
+  const double masked = std::max<double>(static_cast<double>(stats.num_masked), 1.0);
+  const double pairs = std::max<double>(static_cast<double>(stats.pairs), 1.0);
+  optimizer_->zero_grad();
+  double loss_sum = 0, correct = 0, nsp_loss_sum = 0, nsp_correct = 0;
+  for (const auto& batch : batches.micro_batches) {
+    auto start = SteadyClock::now();
+    const auto out = forward_batch(model_, batch, device_, bf16_);
+    auto loss = out.mlm_loss_sum / masked;
+    loss_sum += out.mlm_loss_sum.item<double>();
+    correct += static_cast<double>(out.mlm_correct.item<int64_t>());
+    if (out.nsp_loss_sum.defined()) {
+      loss = loss + out.nsp_loss_sum / pairs;
+      nsp_loss_sum += out.nsp_loss_sum.item<double>();
+      nsp_correct += static_cast<double>(out.nsp_correct.item<int64_t>());
+    }
+    if (times) times->forward += seconds_since(start);
+
+    start = SteadyClock::now();
+    loss.backward();
+    if (times) {
+      synchronize();
+      times->backward += seconds_since(start);
+    }
+  }
+  const auto sums = sum_across_ranks(*comm_, {loss_sum, correct, nsp_loss_sum, nsp_correct});
+  stats.loss_sum = sums[0];
+  stats.correct = sums[1];
+  stats.nsp_loss_sum = sums[2];
+  stats.nsp_correct = sums[3];
+  stats.loss = sums[0] / masked + (stats.pairs > 0 ? sums[2] / pairs : 0.0);
+  stats.mlm_accuracy = sums[1] / masked;
+}
+
+void TrainingStep::apply_update(StepStats& stats, StepTimes* times) {
+  const auto start = SteadyClock::now();
+  if (reducer_) reducer_->reduce();
+  // Every rank holds the same summed gradients now, so the norm (and the skip decision) agree.
+  stats.grad_norm = clip_grad_norm(params_, max_grad_norm_);
+  stats.skipped = !std::isfinite(stats.grad_norm) || !std::isfinite(stats.loss);
+  if (stats.skipped) {
+    optimizer_->zero_grad();
+  } else {
+    optimizer_->step();
+  }
+  if (times) {
+    synchronize();
+    times->update += seconds_since(start);
+  }
+}
+
+}  // namespace mlm::train
