@@ -106,14 +106,6 @@ DistEnv DistEnv::from_environment() {
   });
 }
 
-DistEnv DistEnv::from_map(const std::map<std::string, std::string>& variables) {
-  return from_lookup([&variables](const std::string& name) -> std::optional<std::string> {
-    auto it = variables.find(name);
-    if (it == variables.end()) return std::nullopt;
-    return it->second;
-  });
-}
-
 std::string DistEnv::describe() const {
   if (world_size == 1) return "single process";
   return fmt::format("rank {}/{} (local {}/{}), store {}:{}{}", rank, world_size, local_rank,

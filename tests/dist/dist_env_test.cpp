@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
+#include <optional>
 
 #include "mlm/util/errors.h"
 
@@ -10,6 +12,15 @@ namespace mlm::dist {
 namespace {
 
 using Vars = std::map<std::string, std::string>;
+
+/// The variables of `vars` as the environment.
+DistEnv from_map(const Vars& vars) {
+  return DistEnv::from_lookup([&vars](const std::string& name) -> std::optional<std::string> {
+    const auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  });
+}
 
 Vars torchrun_vars() {
   return {{"RANK", "3"},          {"WORLD_SIZE", "4"},          {"LOCAL_RANK", "1"},
@@ -19,7 +30,7 @@ Vars torchrun_vars() {
 // The error must name the variable (and, for malformed values, the value).
 void expect_usage_error(const Vars& vars, const std::string& must_mention) {
   try {
-    DistEnv::from_map(vars);
+    from_map(vars);
     FAIL() << "expected a UsageError mentioning " << must_mention;
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find(must_mention), std::string::npos) << e.what();
@@ -27,7 +38,7 @@ void expect_usage_error(const Vars& vars, const std::string& must_mention) {
 }
 
 TEST(DistEnv, NoVariablesIsASingleProcess) {
-  const auto env = DistEnv::from_map({});
+  const auto env = from_map({});
   EXPECT_EQ(env.rank, 0);
   EXPECT_EQ(env.world_size, 1);
   EXPECT_EQ(env.local_rank, 0);
@@ -37,7 +48,7 @@ TEST(DistEnv, NoVariablesIsASingleProcess) {
 
 TEST(DistEnv, MasterVariablesAloneStillMeanASingleProcess) {
   // Cluster profiles often export MASTER_ADDR/PORT for every job.
-  const auto env = DistEnv::from_map({{"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}});
+  const auto env = from_map({{"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}});
   EXPECT_EQ(env.world_size, 1);
 }
 
@@ -45,7 +56,7 @@ TEST(DistEnv, ParsesTheTorchrunVariables) {
   auto vars = torchrun_vars();
   vars["TORCHELASTIC_USE_AGENT_STORE"] = "True";
   vars["TORCHELASTIC_RESTART_COUNT"] = "2";
-  const auto env = DistEnv::from_map(vars);
+  const auto env = from_map(vars);
   EXPECT_EQ(env.rank, 3);
   EXPECT_EQ(env.world_size, 4);
   EXPECT_EQ(env.local_rank, 1);
@@ -64,7 +75,7 @@ TEST(DistEnv, AgentStoreSpellings) {
                                                  {"False", false}, {"0", false}, {"", false}}) {
     auto vars = torchrun_vars();
     vars["TORCHELASTIC_USE_AGENT_STORE"] = text;
-    EXPECT_EQ(DistEnv::from_map(vars).use_agent_store, expected) << text;
+    EXPECT_EQ(from_map(vars).use_agent_store, expected) << text;
   }
   auto vars = torchrun_vars();
   vars["TORCHELASTIC_USE_AGENT_STORE"] = "yes please";
@@ -72,7 +83,7 @@ TEST(DistEnv, AgentStoreSpellings) {
 }
 
 TEST(DistEnv, WorldSizeOneNeedsNoStore) {
-  const auto env = DistEnv::from_map({{"RANK", "0"}, {"WORLD_SIZE", "1"}});
+  const auto env = from_map({{"RANK", "0"}, {"WORLD_SIZE", "1"}});
   EXPECT_EQ(env.world_size, 1);
   EXPECT_FALSE(env.is_distributed());
 }
@@ -81,7 +92,7 @@ TEST(DistEnv, LocalRankDefaultsToZeroOnlyWithOneProcessPerNode) {
   auto vars = torchrun_vars();
   vars.erase("LOCAL_RANK");
   vars.erase("LOCAL_WORLD_SIZE");
-  EXPECT_EQ(DistEnv::from_map(vars).local_rank, 0);
+  EXPECT_EQ(from_map(vars).local_rank, 0);
   vars["LOCAL_WORLD_SIZE"] = "2";
   expect_usage_error(vars, "LOCAL_RANK is not set");
 }
@@ -91,11 +102,11 @@ TEST(DistEnv, LocalRankDefaultsToZeroOnlyWithOneProcessPerNode) {
 TEST(DistEnv, LocalWorldSizeDefaultsToTheWorldSizeWhenOnlyLocalRankIsSet) {
   auto vars = torchrun_vars();
   vars.erase("LOCAL_WORLD_SIZE");
-  const auto env = DistEnv::from_map(vars);
+  const auto env = from_map(vars);
   EXPECT_EQ(env.local_rank, 1);
   EXPECT_EQ(env.local_world_size, 4);
   EXPECT_TRUE(env.local_world_size_assumed);
-  EXPECT_FALSE(DistEnv::from_map(torchrun_vars()).local_world_size_assumed);
+  EXPECT_FALSE(from_map(torchrun_vars()).local_world_size_assumed);
   vars["LOCAL_RANK"] = "4";
   expect_usage_error(vars, "LOCAL_RANK='4'");
 }

@@ -3,7 +3,6 @@
 // the rendezvous store lives, read from the environment variables that torchrun, Slurm
 // scripts and Kubernetes operators set. No variables at all means a single process.
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
 
@@ -33,9 +32,6 @@ struct DistEnv {
   /// malformed or out-of-range variable throws UsageError naming it and its value.
   static DistEnv from_lookup(
       const std::function<std::optional<std::string>(const std::string&)>& lookup);
-
-  /// from_lookup over a fixed map (tests, launchers that pass variables explicitly).
-  static DistEnv from_map(const std::map<std::string, std::string>& variables);
 
   /// "rank 1/4 (local 1), store 10.0.0.1:29500": for log lines and error messages.
   std::string describe() const;

@@ -58,17 +58,16 @@ class Trainer {
   const torch::Device& device() const { return device_; }
   const std::filesystem::path& output_dir() const { return output_dir_; }
 
-  /// Evaluates now (collective) and logs/records the result.
-  EvalResult evaluate_and_log();
-  /// Writes a checkpoint of the current step (collective; rank 0 writes).
-  std::filesystem::path save_checkpoint();
-
  private:
   StepStats train_step();
   /// Counts a step in the state; too many skipped steps in a row end the run.
   void count_step(const StepStats& stats);
   void report(MetricsWindow& window, const StepStats& stats);
   int finish(StopReason stop, const MetricsWindow& window);
+  /// Evaluates now (collective) and logs/records the result.
+  EvalResult evaluate_and_log();
+  /// Writes a checkpoint of the current step (collective; rank 0 writes).
+  std::filesystem::path save_checkpoint();
 
   /// Restores weights, optimizer, RNG and counters; returns this rank's data position.
   data::DataPosition resume_from(const std::filesystem::path& dir);
