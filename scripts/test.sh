@@ -18,7 +18,7 @@ done
 scripts/setup.sh
 BUILD_DIR=${BUILD_DIR:-build}
 # The fault-injection tests run in CI by default (fast ones); --all adds the slow ones.
-FAULT_SUBSET=${FAULT_SUBSET:-"^(BadConfig|BadCorpus|FuzzRegression|CorruptCheckpoint|DiskFull|KillResume|NonFinite)"}
+FAULT_SUBSET=${FAULT_SUBSET:-"^(BadConfig|BadCorpus|FuzzRegression|CorruptCheckpoint|DiskFull|KillResume|NonFinite|OneWriter|ResumeAuto|SiblingRuns)"}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$BUILD_DIR" -j "$(nproc)"
 

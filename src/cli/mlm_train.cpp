@@ -1,5 +1,5 @@
 // mlm-train: pretrain a BERT masked language model from one YAML run config.
-//   mlm-train --config F [--set k=v]... [--resume latest|DIR]
+//   mlm-train --config F [--set k=v]... [--resume auto|latest|DIR]
 // Exit codes: 0 done, 1 runtime failure, 2 bad usage/config, 130/143 stopped by
 // SIGINT/SIGTERM after writing a checkpoint.
 #include "cli/common/cli_app.h"
@@ -14,9 +14,10 @@ int main(int argc, char** argv) {
       [&](CLI::App& app) {
         config_options.add_to(app);
         app.add_option("--resume", resume,
-                       "Continue a run: 'latest' (the newest complete checkpoint under "
-                       "train.output_dir; a new run when there is none) or a checkpoint "
-                       "directory");
+                       "Continue a run (overrides train.resume): 'auto' (the newest complete "
+                       "checkpoint under train.output_dir, a new run when there is none; "
+                       "refused when model, data or masking settings changed), 'latest' (as "
+                       "auto, data and masking changes allowed) or a checkpoint directory");
       },
       [&]() -> int {
         mlm::config::RunConfig config;

@@ -2,6 +2,7 @@
 // iterator over our own document reader (so txt, jsonl and gzip all work, and the amount
 // read is bounded however large the corpus is).
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -142,7 +143,7 @@ class CorpusSentenceIterator {
 }  // namespace
 
 void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<std::string>& files,
-                      const ReadOptions& read) {
+                      const ReadOptions& read, Existing existing) {
   auto corpus = resolve_corpus(files, read, config.training_files.empty() ? "data.train_files"
                                                                           : "tokenizer.training_files");
   const int64_t specials = 5;
@@ -199,16 +200,27 @@ void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<s
   }
   if (sentences.sentences() == 0) throw DataError("tokenizer training: the corpus has no text");
 
-  // Written to a temporary name and renamed, so a crash never leaves half a model.
+  // Written to a temporary name of this writer's own, then moved into place, so a crash never
+  // leaves half a model and writers at once (sibling runs sharing tokenizer.model) do not mix.
+  // Existing::keep links instead of renaming: linking fails when the name exists.
   const std::filesystem::path path(config.model);
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  const std::string tmp = config.model + ".tmp";
+  const std::string tmp = config.model + ".tmp-" + std::to_string(getpid()) + "-" +
+                          std::to_string(std::random_device{}());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out.write(model_proto.data(), static_cast<std::streamsize>(model_proto.size()));
     if (!out) throw DataError("cannot write tokenizer model '" + tmp + "'");
   }
-  std::filesystem::rename(tmp, path);
+  std::error_code linked;
+  if (existing == Existing::keep) std::filesystem::create_hard_link(tmp, path, linked);
+  if (existing == Existing::keep && linked == std::errc::file_exists) {
+    log::info("text", "{} was written by another run meanwhile; keeping that one", config.model);
+  } else if (existing == Existing::replace || linked) {
+    std::filesystem::rename(tmp, path);  // replace, or a file system without hard links
+  }
+  std::error_code ignored;
+  std::filesystem::remove(tmp, ignored);  // after a link (or a kept model)
   log::info("text", "tokenizer trained on a sample of at most {} of {} sentences read: {}",
             config.input_sentence_size, sentences.sentences(), config.model);
 }
@@ -225,7 +237,7 @@ Tokenizer ensure_tokenizer(const config::RunConfig& config) {
   log::info("text", "tokenizer model '{}' is missing: training it first", path);
   const auto& files = config.tokenizer.training_files.empty() ? config.data.train_files
                                                               : config.tokenizer.training_files;
-  Tokenizer::train(config.tokenizer, files, ReadOptions::from(config.data));
+  Tokenizer::train(config.tokenizer, files, ReadOptions::from(config.data), Tokenizer::Existing::keep);
   return Tokenizer::load(path);
 }
 

@@ -6,9 +6,11 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "dist/multi_rank.h"
 #include "mlm/test_paths.h"
@@ -113,6 +115,21 @@ testing::RankResult run_alone(const std::vector<std::string>& args) {
   alone.argv = {mlm_train(), "--config", std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"};
   alone.argv.insert(alone.argv.end(), args.begin(), args.end());
   return testing::run_processes({alone}, 300).front();
+}
+
+// Two ranks of mlm-train started directly (RANK, LOCAL_RANK, ... set by hand, as a Slurm
+// script does), both with `args`.
+std::vector<testing::ProcessSpec> two_ranks(const std::vector<std::string>& args) {
+  const int port = testing::free_port();
+  std::vector<testing::ProcessSpec> specs(2);
+  for (int rank = 0; rank < 2; ++rank) {
+    specs[rank].argv = {mlm_train(), "--config", std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"};
+    specs[rank].argv.insert(specs[rank].argv.end(), args.begin(), args.end());
+    specs[rank].env = {{"RANK", std::to_string(rank)},  {"LOCAL_RANK", std::to_string(rank)},
+                       {"WORLD_SIZE", "2"},            {"LOCAL_WORLD_SIZE", "2"},
+                       {"MASTER_ADDR", "127.0.0.1"},   {"MASTER_PORT", std::to_string(port)}};
+  }
+  return specs;
 }
 
 double max_abs_difference(const std::map<std::string, torch::Tensor>& a,
@@ -250,18 +267,9 @@ TEST(DistEndToEnd, KilledRankMakesTheOtherExitWithinTheTimeout) {
   constexpr double kTimeoutS = 5;
   auto args = tiny_args(scratch.path, run_dir, 100000);
   args.insert(args.end(), {"--set", "distributed.timeout_s=5"});
-  const int port = testing::free_port();
-  std::vector<testing::ProcessSpec> specs(2);
-  for (int rank = 0; rank < 2; ++rank) {
-    specs[rank].argv = {mlm_train(), "--config", std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"};
-    specs[rank].argv.insert(specs[rank].argv.end(), args.begin(), args.end());
-    specs[rank].env = {{"RANK", std::to_string(rank)},  {"LOCAL_RANK", std::to_string(rank)},
-                       {"WORLD_SIZE", "2"},            {"LOCAL_WORLD_SIZE", "2"},
-                       {"MASTER_ADDR", "127.0.0.1"},   {"MASTER_PORT", std::to_string(port)}};
-  }
   // Rank 1 is killed once training is under way (a few steps logged).
   double killed_at = -1;
-  const auto results = testing::run_processes(specs, 180, [&](double now, const std::vector<int>& pids) {
+  const auto results = testing::run_processes(two_ranks(args), 180, [&](double now, const std::vector<int>& pids) {
     if (killed_at >= 0 || pids[1] < 0) return;
     if (train_losses(run_dir).size() >= 3) {
       kill(pids[1], SIGKILL);
@@ -273,6 +281,126 @@ TEST(DistEndToEnd, KilledRankMakesTheOtherExitWithinTheTimeout) {
   EXPECT_EQ(results[0].exit_code, 1) << results[0].summary();
   EXPECT_NE(results[0].output.find("[dist]"), std::string::npos) << results[0].summary();
   EXPECT_LT(results[0].end_s - killed_at, kTimeoutS + 5) << results[0].summary();
+}
+
+// Preemption as Slurm delivers it: SIGTERM to every rank at once, or to one rank only. Either
+// way every rank stops after the same step, one complete checkpoint of that step is written,
+// every rank exits 143, and the same command run again (--resume auto) finishes the run with
+// exactly the losses and weights of an uninterrupted one.
+class Preemption : public ::testing::TestWithParam<bool> {};
+
+TEST_P(Preemption, OneCheckpointEveryRankExits143AndTheSameCommandContinuesExactly) {
+  ASSERT_TRUE(fs::exists(mlm_train())) << mlm_train() << " is not built";
+  const bool every_rank = GetParam();
+  Scratch scratch;
+  const fs::path reference = scratch.path / "reference", preempted = scratch.path / "preempted";
+  const auto full = launch_local(2, tiny_args(scratch.path, reference, 8));
+  ASSERT_EQ(full.exit_code, 0) << full.summary();
+
+  // No periodic checkpoint: the only one on disk is the one the signal made.
+  auto args = with(tiny_args(scratch.path, preempted, 8), {"checkpoint.every_steps=100"});
+  args.insert(args.end(), {"--resume", "auto"});
+  bool sent = false;
+  const auto stopped = testing::run_processes(two_ranks(args), 180,
+                                              [&](double, const std::vector<int>& pids) {
+    if (sent || pids[0] < 0 || pids[1] < 0 || train_losses(preempted).size() < 3) return;
+    if (every_rank) kill(pids[0], SIGTERM);
+    kill(pids[1], SIGTERM);
+    sent = true;
+  });
+  ASSERT_TRUE(sent) << stopped[0].summary();
+  for (const auto& rank : stopped) EXPECT_EQ(rank.exit_code, 143) << rank.summary();
+  const auto logged = train_losses(preempted);
+  ASSERT_FALSE(logged.empty());
+  const int64_t last_step = logged.rbegin()->first;
+  ASSERT_LT(last_step, 8) << "the signal came too late to test anything";
+  std::vector<std::string> checkpoints;
+  for (const auto& entry : fs::directory_iterator(preempted / "checkpoints")) {
+    checkpoints.push_back(entry.path().filename().string());
+  }
+  EXPECT_EQ(checkpoints, std::vector<std::string>{checkpoint(preempted, last_step).filename().string()})
+      << "one checkpoint, of step " << last_step << ", the step both ranks stopped after";
+  EXPECT_TRUE(fs::exists(checkpoint(preempted, last_step) / "DONE"));
+
+  std::printf("SIGTERM to %s: both ranks exited 143 after step %lld, one checkpoint, of that step\n",
+              every_rank ? "every rank" : "rank 1 only", static_cast<long long>(last_step));
+  const auto resumed = testing::run_processes(two_ranks(args), 180);
+  for (const auto& rank : resumed) ASSERT_EQ(rank.exit_code, 0) << rank.summary();
+  EXPECT_EQ(train_losses(preempted), train_losses(reference));
+  const auto want = load_weights(checkpoint(reference, 8) / "model.pt");
+  const auto got = load_weights(checkpoint(preempted, 8) / "model.pt");
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [name, tensor] : want) EXPECT_TRUE(torch::equal(got.at(name), tensor)) << name;
+}
+
+INSTANTIATE_TEST_SUITE_P(DistEndToEnd, Preemption, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "EveryRank" : "OneRank"; });
+
+// The pids of `parent`'s children whose environment has RANK=`rank`.
+std::vector<int> children_with_rank(int parent, int rank) {
+  std::vector<int> found;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // pid (comm) state ppid ...: the command name may hold spaces, so parse after ')'.
+    std::istringstream rest(line.substr(line.rfind(')') + 1));
+    std::string state;
+    int ppid = -1;
+    rest >> state >> ppid;
+    if (ppid != parent) continue;
+    std::ifstream environ(entry.path() / "environ", std::ios::binary);
+    const std::string vars((std::istreambuf_iterator<char>(environ)), std::istreambuf_iterator<char>());
+    // NUL-separated entries: RANK=1 whole, not the tail of LOCAL_RANK=1.
+    const std::string entry_text = "RANK=" + std::to_string(rank) + '\0';
+    if (vars.rfind(entry_text, 0) == 0 || vars.find('\0' + entry_text) != std::string::npos) {
+      found.push_back(std::stoi(name));
+    }
+  }
+  return found;
+}
+
+// torchrun --max-restarts: a worker killed mid-run makes torchrun restart the worker group,
+// which resumes from the last complete checkpoint with no flag at all
+// (TORCHELASTIC_RESTART_COUNT > 0) and then logs exactly the losses an uninterrupted run logs.
+TEST(DistEndToEnd, ElasticRestartResumesWithTheLossesOfAnUninterruptedRun) {
+  ASSERT_TRUE(fs::exists(mlm_train())) << mlm_train() << " is not built";
+  const std::string torchrun = std::string(MLM_PYTHON_BIN_DIR) + "/torchrun";
+  ASSERT_TRUE(fs::exists(torchrun)) << torchrun << " is missing: run scripts/setup.sh";
+  Scratch scratch;
+  const fs::path reference = scratch.path / "reference", elastic = scratch.path / "elastic";
+  const auto full = launch_local(2, tiny_args(scratch.path, reference, 9));
+  ASSERT_EQ(full.exit_code, 0) << full.summary();
+
+  testing::ProcessSpec spec;
+  spec.argv = {torchrun, "--nproc_per_node", "2", "--max-restarts", "1", "--monitor-interval",
+               "0.5", "--master_addr", "127.0.0.1", "--master_port",
+               std::to_string(testing::free_port()), "--no-python", mlm_train(), "--config",
+               std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"};
+  const auto args = with(tiny_args(scratch.path, elastic, 9), {"distributed.timeout_s=10"});
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  int killed = -1;
+  size_t killed_after = 0;
+  const auto result = testing::run_processes({spec}, 300, [&](double, const std::vector<int>& pids) {
+    if (killed >= 0 || pids[0] < 0 || train_losses(elastic).size() < 5) return;
+    const auto rank1 = children_with_rank(pids[0], 1);
+    if (rank1.size() != 1) return;
+    killed_after = train_losses(elastic).size();
+    killed = rank1.front();
+    kill(killed, SIGKILL);
+  }).front();
+  ASSERT_GE(killed, 0) << "no worker of rank 1 was found to kill\n" << result.summary();
+  ASSERT_EQ(result.exit_code, 0) << result.summary();
+  EXPECT_NE(result.output.find("restart 1 of the worker group"), std::string::npos)
+      << result.summary();
+  const auto resumed_at = result.output.find("resumed from");
+  std::printf("rank 1 SIGKILLed after %zu logged steps; %s\n", killed_after,
+              resumed_at == std::string::npos
+                  ? "no resume logged"
+                  : result.output.substr(resumed_at, result.output.find('\n', resumed_at) - resumed_at).c_str());
+  EXPECT_EQ(train_losses(elastic), train_losses(reference));
 }
 
 }  // namespace

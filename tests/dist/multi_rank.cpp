@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -210,7 +211,8 @@ std::vector<RankResult> run_ranks(const std::string& scenario, const LaunchOptio
   const int n = options.world_size;
   for (int rank = 0; rank < n; ++rank) {
     ProcessSpec spec;
-    spec.argv = {self_exe(), "--gtest_filter=DistWorker.Run"};
+    // Any test: the rank's work is done by RankEnvironment before the first one would run.
+    spec.argv = {self_exe(), "--gtest_filter=*"};
     spec.env = {{"MLM_DIST_SCENARIO", scenario},
                 {"MLM_DIST_TIMEOUT_S", fmt::format("{}", options.timeout_s)},
                 {"RANK", std::to_string(rank)},
@@ -227,10 +229,32 @@ std::vector<RankResult> run_ranks(const std::string& scenario, const LaunchOptio
 
 }  // namespace mlm::dist::testing
 
-// The entry point of every rank. Run directly (no MLM_DIST_SCENARIO) it has nothing to do.
-TEST(DistWorker, Run) {
-  if (std::getenv("MLM_DIST_SCENARIO") == nullptr) {
-    GTEST_SKIP() << "a rank of the multi-process tests; started by them";
+// The entry point of every rank: a global test environment, set up before any test runs.
+// With MLM_DIST_SCENARIO set it runs that scenario and ends the process, exit 1 when an
+// EXPECT/ASSERT of the scenario failed or it threw, else 0. Without it (the ordinary test
+// run) it does nothing, so there is no rank-only test that would have to skip.
+namespace {
+
+class RankEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    if (std::getenv("MLM_DIST_SCENARIO") == nullptr) return;
+    try {
+      mlm::dist::testing::run_scenario_from_environment();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "the scenario threw: " << e.what();
+    } catch (...) {
+      ADD_FAILURE() << "the scenario threw";
+    }
+    // Failures outside a test are recorded in the ad hoc test result.
+    const bool failed = ::testing::UnitTest::GetInstance()->ad_hoc_test_result().Failed();
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(failed ? 1 : 0);
   }
-  mlm::dist::testing::run_scenario_from_environment();
-}
+};
+
+::testing::Environment* const kRankEnvironment =
+    ::testing::AddGlobalTestEnvironment(new RankEnvironment);
+
+}  // namespace

@@ -1,8 +1,9 @@
 #pragma once
 // Multi-process tests without a launcher: the test binary starts N copies of itself
-// (/proc/self/exe --gtest_filter=DistWorker.Run) with the torchrun variables set for a free
-// loopback port; each copy runs the named scenario as one rank. A scenario fails its rank
-// through the usual EXPECT_*/ASSERT_* (or an exception), which makes that rank exit 1.
+// (/proc/self/exe) with the torchrun variables set for a free loopback port; each copy runs
+// the named scenario as one rank, in a global test environment before any test, and exits
+// (multi_rank.cpp). A scenario fails its rank through the usual EXPECT_*/ASSERT_* (or an
+// exception), which makes that rank exit 1.
 #include <functional>
 #include <map>
 #include <string>
@@ -21,7 +22,7 @@ bool register_scenario(const std::string& name, std::function<void(const DistEnv
       ::mlm::dist::testing::register_scenario(#name, &mlm_dist_scenario_##name);        \
   static void mlm_dist_scenario_##name(const ::mlm::dist::DistEnv& env)
 
-/// Runs the scenario named by MLM_DIST_SCENARIO in this process (the DistWorker.Run test).
+/// Runs the scenario named by MLM_DIST_SCENARIO in this process (a rank's entry point).
 void run_scenario_from_environment();
 
 struct RankResult {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <regex>
 #include <string>
@@ -245,13 +246,62 @@ std::vector<std::string> substituted(const std::vector<std::string>& items, cons
   return out;
 }
 
-TEST(BadConfigTable, HasAtLeastThirtyDistinctCases) {
+// The table against the config it tests: every section RunConfig has (the loader's
+// known_keys()) has at least one case whose error must name it or one of its keys, so a new
+// section cannot go without a bad-config case. Names are unique, so a failure names one case.
+TEST(BadConfigTable, CoversEverySectionTheConfigKnows) {
   const auto all = cases();
-  EXPECT_GE(all.size(), 30u);
+  std::vector<std::string> sections;
+  for (const auto& key : config::known_keys()) {
+    const std::string section = key.substr(0, key.find('.'));
+    if (std::find(sections.begin(), sections.end(), section) == sections.end()) {
+      sections.push_back(section);
+    }
+  }
+  ASSERT_FALSE(sections.empty());
+  for (const auto& section : sections) {
+    bool covered = false;
+    for (const auto& c : all) {
+      for (const auto& word : c.mention) {
+        covered = covered || word == section || word.rfind(section + ".", 0) == 0;
+      }
+    }
+    EXPECT_TRUE(covered) << "no bad-config case names section '" << section << "'";
+  }
   std::vector<std::string> names;
   for (const auto& c : all) names.push_back(c.name);
   std::sort(names.begin(), names.end());
   EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end()) << "duplicate name";
+}
+
+// Every key the config knows, not only those in the table: a map where a value belongs is
+// refused with a one-line ConfigError whose key() is that key (from --set and from the file).
+TEST(BadConfigLoader, EveryKnownKeyRefusesAMapNamingTheKey) {
+  ScratchDir dir("badcfg");
+  const std::string valid = substitute(kValid, dir.path());
+  for (const auto& key : config::known_keys()) {
+    SCOPED_TRACE(key);
+    const std::string section = key.substr(0, key.find('.'));
+    const std::string field = key.substr(key.find('.') + 1);
+    // In a file: only that key (the defaults are valid; the error comes before validation).
+    const std::string yaml = section + ":\n  " + field + ": {bad: 1}\n";
+    const std::vector<std::pair<std::string, std::function<void()>>> sources = {
+        {"--set", [&] { config::load_config_from_string(valid, "<valid>", {key + "={bad: 1}"}); }},
+        {"file", [&] { config::load_config_from_string(yaml, "<file>"); }}};
+    for (const auto& [source, load] : sources) {
+      try {
+        load();
+        ADD_FAILURE() << source << ": accepted";
+      } catch (const ConfigError& e) {
+        const std::string message = e.what();
+        EXPECT_EQ(e.key(), key) << source << ": " << message;
+        EXPECT_NE(message.find(key), std::string::npos) << source << ": " << message;
+        EXPECT_EQ(message.find('\n'), std::string::npos) << source << ": " << message;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << source << ": not a ConfigError: " << e.what();
+      }
+    }
+  }
 }
 
 // In-process: the loader refuses each pure-config case with a ConfigError naming the key.

@@ -1,7 +1,8 @@
-// SIGKILL at random moments of a short run, half of the trials while a checkpoint is being
-// written: afterwards `--resume latest` must find a complete checkpoint and the resumed run
-// must log the same losses and end with the same weights, bit for bit, as a run that was never
-// interrupted (fp32 on CPU, one thread: resume is exact, issue 6).
+// A requeue loop: a job script's one command line (`--resume auto`), SIGKILLed at a random
+// moment of a short run, half of the trials while a checkpoint is being written, then simply
+// run again. The second start must find a complete checkpoint and log the same losses and end
+// with the same weights, bit for bit, as a run that was never interrupted (fp32 on CPU, one
+// thread: resume is exact).
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -62,7 +63,7 @@ void run_kill_trials(int trials, uint32_t seed) {
   for (int trial = 0; trial < trials; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial) + " (seed " + std::to_string(seed) + ")");
     const TinyRun run(base / ("trial_" + std::to_string(trial)), kill_settings());
-    Child child(run.command());
+    Child child(run.command({"--resume", "auto"}));
     // Always after the first complete checkpoint, so that there is something to resume.
     ASSERT_TRUE(child.wait_until([&] { return fs::exists(run.checkpoint(kKillRunEvery)); }, 180));
     if (trial % 2 == 0) {
@@ -92,7 +93,7 @@ void run_kill_trials(int trials, uint32_t seed) {
     ASSERT_FALSE(complete_checkpoints(run.checkpoints()).empty())
         << "no complete checkpoint after the kill";
 
-    const auto resumed = run.run({"--resume", "latest"});
+    const auto resumed = run.run({"--resume", "auto"});
     ASSERT_EQ(resumed.exit_code, 0) << resumed.status() << "\n" << resumed.err;
     const Metrics got = read_metrics(run.run_dir());
     EXPECT_TRUE(got.bad_lines.empty()) << "metrics.jsonl has a broken line: " << got.bad_lines[0];

@@ -179,6 +179,7 @@ struct TrainConfig {
   int64_t threads = 0;                     // intra-op threads (0 = this process's share of the cores)
   int64_t seed = 42;                       // model init, data order and masking
   int64_t max_skipped_steps = 10;          // consecutive non-finite steps before giving up
+  std::string resume;                      // "" new run | auto | latest | a checkpoint dir
 
   template <class V>
   void visit(V& v) {
@@ -193,6 +194,7 @@ struct TrainConfig {
     v("threads", threads);
     v("seed", seed);
     v("max_skipped_steps", max_skipped_steps);
+    v("resume", resume);
   }
 };
 

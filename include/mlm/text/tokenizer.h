@@ -25,11 +25,18 @@ class Tokenizer {
   /// The same from the model proto bytes (as a checkpoint stores them); `origin` names them.
   static Tokenizer from_serialized(const std::string& model_proto, const std::string& origin);
 
+  /// What train() does when `config.model` exists by the time the new model is written.
+  enum class Existing {
+    replace,  // mlm-tokenizer: the new model takes its place
+    keep,     // a run training a missing tokenizer: another run's model, written meanwhile,
+              // stays (the first writer wins, so no run's tokenizer is replaced under it)
+  };
+
   /// Trains a model on the documents of `files` (paths or globs; format per file as in
   /// `read`) and writes it atomically to `config.model`. Reads at most a bounded sample
   /// (see tokenizer_training.cpp); ConfigError for settings sentencepiece rejects.
   static void train(const config::TokenizerConfig& config, const std::vector<std::string>& files,
-                    const ReadOptions& read = {});
+                    const ReadOptions& read = {}, Existing existing = Existing::replace);
 
   const VocabInfo& vocab() const { return vocab_; }
   int64_t size() const { return vocab_.size; }

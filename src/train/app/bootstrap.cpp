@@ -32,6 +32,7 @@ Process bootstrap(const config::RunConfig& config, Launch launch) {
   process.comm = env.is_distributed()
                      ? dist::Communicator::create(env, config.distributed, process.device)
                      : dist::Communicator::single_process(process.device);
+  process.restart_count = env.restart_count;
   log::set_rank(process.comm->rank());
   return process;
 }

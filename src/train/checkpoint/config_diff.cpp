@@ -88,12 +88,17 @@ bool is_architecture_key(const std::string& key) {
   return false;
 }
 
+bool is_data_key(const std::string& key) {
+  return key.rfind("data.", 0) == 0 || key.rfind("masking.", 0) == 0;
+}
+
 void check_resume_compatible(const config::RunConfig& checkpoint_config,
                              const config::RunConfig& run_config,
-                             const std::string& checkpoint_dir) {
+                             const std::string& checkpoint_dir, ResumeRule rule) {
+  const bool same_data = rule == ResumeRule::same_model_and_data;
   std::string errors;
   for (const auto& change : diff_configs(checkpoint_config, run_config)) {
-    if (is_architecture_key(change.key)) {
+    if (is_architecture_key(change.key) || (same_data && is_data_key(change.key))) {
       if (!errors.empty()) errors += "; ";
       errors += change.key + ": " + change.before + " -> " + change.after;
     } else {
@@ -102,9 +107,11 @@ void check_resume_compatible(const config::RunConfig& checkpoint_config,
     }
   }
   if (!errors.empty()) {
-    throw ConfigError("cannot resume from " + checkpoint_dir +
-                      ": the model differs from the checkpoint's (" + errors +
-                      "); start a new run (another train.output_dir) or restore these settings");
+    throw ConfigError("cannot resume from " + checkpoint_dir + ": the " +
+                      (same_data ? "model or data settings differ" : "model differs") +
+                      " from the checkpoint's (" + errors +
+                      "); start a new run (another train.output_dir) or restore these settings" +
+                      (same_data ? " (--resume latest allows data and masking changes)" : ""));
   }
 }
 

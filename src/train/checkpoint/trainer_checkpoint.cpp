@@ -71,10 +71,35 @@ fs::path Trainer::save_checkpoint() {
   return written;
 }
 
+void Trainer::lock_output_dir() {
+  // Rank 0 writes, so rank 0 holds the lock; every rank learns whether it got it.
+  std::string refused;
+  if (comm_->is_main()) {
+    try {
+      run_lock_.emplace(output_dir_);
+    } catch (const UsageError& e) {
+      refused = e.what();
+    }
+  }
+  refused = comm_->all_gather_strings(refused).front();
+  if (!refused.empty()) throw UsageError(refused);
+}
+
+std::string Trainer::resume_mode(int restart_count) const {
+  if (!options_.resume.empty()) return options_.resume;
+  if (!config_.train.resume.empty()) return config_.train.resume;
+  if (restart_count > 0) {
+    log::info("ckpt", "restart {} of the worker group (TORCHELASTIC_RESTART_COUNT): resuming "
+              "as --resume auto", restart_count);
+    return "auto";
+  }
+  return "";
+}
+
 std::optional<fs::path> Trainer::resolve_resume() {
-  if (options_.resume.empty()) return std::nullopt;
+  if (resume_.empty()) return std::nullopt;
   const fs::path checkpoints = output_dir_ / "checkpoints";
-  if (options_.resume == "latest") {
+  if (resume_ == "latest" || resume_ == "auto") {
     // Rank 0 decides, so every rank resumes from the same directory.
     std::string found;
     if (comm_->is_main()) {
@@ -84,13 +109,13 @@ std::optional<fs::path> Trainer::resolve_resume() {
     }
     found = comm_->all_gather_strings(found).front();
     if (found.empty()) {
-      log::info("ckpt", "--resume latest: no complete checkpoint in {}; starting a new run",
+      log::info("ckpt", "--resume {}: no complete checkpoint in {}; starting a new run", resume_,
                 checkpoints.string());
       return std::nullopt;
     }
     return fs::path(found);
   }
-  const fs::path dir = options_.resume;
+  const fs::path dir = resume_;
   if (!fs::is_directory(dir)) {
     throw CheckpointError("--resume " + dir.string() + ": no such checkpoint directory");
   }
@@ -106,7 +131,7 @@ void Trainer::refuse_existing_checkpoints() const {
         fs::exists(entry.path() / "DONE")) {
       throw UsageError("train.output_dir " + output_dir_.string() +
                        " already holds checkpoints (e.g. " + entry.path().string() +
-                       "); continue that run with --resume latest, or choose another "
+                       "); continue that run with --resume auto, or choose another "
                        "train.output_dir");
     }
   }
@@ -122,7 +147,9 @@ data::DataPosition Trainer::resume_from(const fs::path& dir) {
   } catch (const ConfigError& e) {
     throw CheckpointError(config_path.string() + ": " + e.what());
   }
-  check_resume_compatible(saved_config, config_, dir.string());
+  check_resume_compatible(saved_config, config_, dir.string(),
+                          resume_ == "auto" ? ResumeRule::same_model_and_data
+                                            : ResumeRule::same_model);
   if (read_file_bytes(dir / "tokenizer.model") != tokenizer_->serialized_model()) {
     throw ConfigError("tokenizer.model: " + config_.tokenizer.model +
                           " is not the tokenizer checkpoint " + dir.string() +

@@ -25,6 +25,8 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   device_ = process.device;
   bf16_ = process.bf16;
   output_dir_ = config_.train.output_dir;
+  lock_output_dir();
+  resume_ = resume_mode(process.restart_count);
   tokenizer_.emplace(open_tokenizer(config_, *comm_));
 
   // Every rank starts from the same weights; dropout then draws from a per-rank stream
@@ -42,7 +44,7 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   std::optional<data::DataPosition> position;
   if (const auto dir = resolve_resume()) {
     position = resume_from(*dir);
-  } else if (options_.resume.empty()) {
+  } else if (resume_.empty()) {
     refuse_existing_checkpoints();
   }
   batches_ = std::make_unique<masking::BatchStream>(config_, *tokenizer_, data::Split::train,

@@ -17,6 +17,7 @@ struct Process {
   torch::Device device{torch::kCPU};
   bool bf16 = false;  // train.precision resolved for the device (see use_bf16)
   std::shared_ptr<dist::Communicator> comm;
+  int restart_count = 0;  // TORCHELASTIC_RESTART_COUNT: > 0 in a restarted worker group
 };
 
 enum class Launch {

@@ -19,6 +19,7 @@
 #include "mlm/train/app/metrics_log.h"
 #include "mlm/train/app/metrics_window.h"
 #include "mlm/train/app/progress.h"
+#include "mlm/train/checkpoint/run_lock.h"
 #include "mlm/train/checkpoint/trainer_state.h"
 #include "mlm/train/loop/eval_result.h"
 #include "mlm/train/loop/lr_schedule.h"
@@ -31,7 +32,7 @@ namespace mlm::train {
 const std::vector<std::string>& checkpoint_required_files();
 
 struct TrainerOptions {
-  std::string resume;  // "" = fresh run, "latest" = newest complete checkpoint, or a directory
+  std::string resume;  // overrides train.resume: auto, latest or a checkpoint directory
   std::shared_ptr<dist::Communicator> comm;  // null = from the environment (torchrun variables)
   GradientHook gradient_hook;                // tests: runs after each step's backward passes
 };
@@ -58,20 +59,27 @@ class Trainer {
   const torch::Device& device() const { return device_; }
   const std::filesystem::path& output_dir() const { return output_dir_; }
 
+  /// Evaluates now (collective) and logs/records the result; run() does so on eval.every_steps
+  /// and at the end.
+  EvalResult evaluate_and_log();
+
  private:
   StepStats train_step();
   /// Counts a step in the state; too many skipped steps in a row end the run.
   void count_step(const StepStats& stats);
   void report(MetricsWindow& window, const StepStats& stats);
   int finish(StopReason stop, const MetricsWindow& window);
-  /// Evaluates now (collective) and logs/records the result.
-  EvalResult evaluate_and_log();
   /// Writes a checkpoint of the current step (collective; rank 0 writes).
   std::filesystem::path save_checkpoint();
 
+  /// Takes the output directory's lock on rank 0 (UsageError on every rank when it is held).
+  void lock_output_dir();
+  /// --resume, else train.resume, else auto in a restarted worker group, else "" (new run).
+  std::string resume_mode(int restart_count) const;
+  /// The checkpoint to resume from, if any.
+  std::optional<std::filesystem::path> resolve_resume();
   /// Restores weights, optimizer, RNG and counters; returns this rank's data position.
   data::DataPosition resume_from(const std::filesystem::path& dir);
-  std::optional<std::filesystem::path> resolve_resume();
   void refuse_existing_checkpoints() const;
 
   config::RunConfig config_;
@@ -80,6 +88,8 @@ class Trainer {
   torch::Device device_{torch::kCPU};
   bool bf16_ = false;
   std::filesystem::path output_dir_;
+  std::optional<RunLock> run_lock_;  // rank 0: this run is the directory's one writer
+  std::string resume_;               // resume_mode()
   std::optional<text::Tokenizer> tokenizer_;
   model::BertForPreTraining model_{nullptr};
   std::unique_ptr<TrainingStep> step_;
