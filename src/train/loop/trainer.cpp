@@ -64,11 +64,7 @@ Trainer::~Trainer() = default;
 int Trainer::run() {
   StopSignals signals;
   MetricsWindow window(config_.train, state_);
-  log::info("train", "{} parameters on {} ({}), {} rank(s); global batch {} sequences x {} "
-            "tokens; {} threads; from step {}",
-            model::count_parameters(*model_), device_.str(), bf16_ ? "bf16" : "fp32",
-            comm_->world_size(), batches_->batch_size() * config_.train.grad_accum_steps *
-            comm_->world_size(), config_.data.seq_len, torch::get_num_threads(), state_.step);
+  log_start();
   StopReason stop = StopReason::none;
   while (stop == StopReason::none && !schedule_->finished(state_.step, state_.tokens_seen)) {
     const StepStats stats = train_step();
@@ -80,6 +76,14 @@ int Trainer::run() {
     stop = schedule_->agree_to_stop(*comm_, window.run_seconds());
   }
   return finish(stop, window);
+}
+
+void Trainer::log_start() {
+  log::info("train", "{} parameters on {} ({}), {} rank(s); global batch {} sequences x {} "
+            "tokens; {} threads; from step {}",
+            model::count_parameters(*model_), device_.str(), bf16_ ? "bf16" : "fp32",
+            comm_->world_size(), batches_->batch_size() * config_.train.grad_accum_steps *
+            comm_->world_size(), config_.data.seq_len, torch::get_num_threads(), state_.step);
 }
 
 StepStats Trainer::train_step() {

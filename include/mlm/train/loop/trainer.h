@@ -64,6 +64,7 @@ class Trainer {
   EvalResult evaluate_and_log();
 
  private:
+  void log_start();
   StepStats train_step();
   /// Counts a step in the state; too many skipped steps in a row end the run.
   void count_step(const StepStats& stats);
