@@ -32,9 +32,8 @@ std::string holder_json() {
              .dump() + "\n";
 }
 
-}  // namespace
-
-std::string RunLock::describe_holder(const fs::path& output_dir) {
+/// "host myhost, pid 1234, since 2026-11-30 16:58:17 UTC": what the lock file says.
+std::string describe_holder(const fs::path& output_dir) {
   std::ifstream in(lock_path(output_dir));
   const auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (!json.is_object()) return "a process that has not written its name yet";
@@ -42,6 +41,8 @@ std::string RunLock::describe_holder(const fs::path& output_dir) {
          std::to_string(json.value("pid", int64_t{-1})) + ", since " +
          json.value("since", std::string("?"));
 }
+
+}  // namespace
 
 RunLock::RunLock(const fs::path& output_dir) {
   fs::create_directories(output_dir);

@@ -50,8 +50,7 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   batches_ = std::make_unique<masking::BatchStream>(config_, *tokenizer_, data::Split::train,
                                                     comm_->rank(), comm_->world_size(), position);
 
-  if (comm_->is_main()) {
-    std::filesystem::create_directories(output_dir_);
+  if (comm_->is_main()) {  // the run lock made output_dir_
     write_file_durably(output_dir_ / "config.yaml", config::dump_config(config_));
     metrics_ = std::make_unique<MetricsLog>(output_dir_ / "metrics.jsonl", resumed_step_);
   }

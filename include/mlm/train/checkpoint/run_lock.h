@@ -6,7 +6,6 @@
 // take no lock. On a file system without working locks (some network mounts) the run goes on
 // unprotected, with a warning: see docs/RELIABILITY.md.
 #include <filesystem>
-#include <string>
 
 namespace mlm::train {
 
@@ -21,9 +20,6 @@ class RunLock {
 
   /// Whether the lock is held (false where the file system refused to lock).
   bool held() const { return fd_ >= 0; }
-
-  /// "host myhost, pid 1234, since 2026-11-30 16:58:17 UTC": what the lock file says.
-  static std::string describe_holder(const std::filesystem::path& output_dir);
 
  private:
   int fd_ = -1;
