@@ -3,21 +3,26 @@
 #include "mlm/train/app/commands.h"
 
 int main(int argc, char** argv) {
-  std::string checkpoint, output;
+  std::string checkpoint, output, weights = "safetensors";
   return mlm::cli::run_main(
       "mlm-export",
-      "Export a checkpoint as a Hugging Face BERT directory (config.json, pytorch_model.bin, "
-      "tokenizer)",
+      "Export a checkpoint as a Hugging Face BERT directory (config.json, model.safetensors or "
+      "pytorch_model.bin, tokenizer files)",
       argc, argv,
       [&](CLI::App& app) {
         app.add_option("--checkpoint", checkpoint,
-                       "Checkpoint directory (RUN/checkpoints/step_XXXXXXXX) with config.yaml, "
-                       "model.pt and tokenizer.model")
+                       "Checkpoint directory (RUN/checkpoints/step_XXXXXXXX), or a Hugging Face "
+                       "model directory to convert")
             ->required();
         app.add_option("--output", output, "Output directory (created if missing)")->required();
+        app.add_option("--weights", weights, "Weight file format: safetensors (model.safetensors) or "
+                       "bin (pytorch_model.bin)")
+            ->check(CLI::IsMember({"safetensors", "bin"}));
       },
       [&]() {
-        mlm::train::export_checkpoint(checkpoint, output);
+        mlm::train::export_checkpoint(checkpoint, output,
+                                      weights == "bin" ? mlm::model::WeightFormat::bin
+                                                       : mlm::model::WeightFormat::safetensors);
         return 0;
       });
 }

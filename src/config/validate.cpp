@@ -314,7 +314,7 @@ void require_training_data(const RunConfig& config) {
   if (!init_from.empty() && !std::filesystem::is_directory(init_from)) {
     throw ConfigError("model.init_from: '" + init_from +
                           "' is not a model directory (expected one holding "
-                          "pytorch_model.bin or model.pt)",
+                          "model.safetensors, pytorch_model.bin or model.pt)",
                       "model.init_from");
   }
 }

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "mlm/model/safetensors.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
@@ -10,18 +11,14 @@ namespace mlm::model {
 namespace fs = std::filesystem;
 namespace {
 
-// The five special pieces of every mlm-train tokenizer (docs/ARCHITECTURE.md, "Formats").
-constexpr const char* kPad = "[PAD]";
-constexpr const char* kUnk = "[UNK]";
-constexpr const char* kCls = "[CLS]";
-constexpr const char* kSep = "[SEP]";
-constexpr const char* kMask = "[MASK]";
-
 void write_json(const fs::path& path, const nlohmann::json& json) {
-  std::ofstream out(path, std::ios::trunc);
+  const fs::path tmp = path.string() + ".tmp";
+  std::ofstream out(tmp, std::ios::trunc);
   out << json.dump(2) << "\n";
   out.close();
-  if (!out) throw CheckpointError(path.string() + ": cannot write");
+  std::error_code ec;
+  if (out) fs::rename(tmp, path, ec);
+  if (!out || ec) throw CheckpointError(path.string() + ": cannot write");
 }
 
 }  // namespace
@@ -58,41 +55,17 @@ nlohmann::json hf_config_json(const BertForPreTraining& model) {
   return j;
 }
 
-void export_hf(BertForPreTraining& model, const ExportTokenizer& tok, const std::string& output_dir) {
-  if (tok.vocab_size != model->vocab_size())
-    throw CheckpointError(tok.model_file + ": tokenizer has " + std::to_string(tok.vocab_size) +
-                          " pieces but the model's vocabulary is " + std::to_string(model->vocab_size()));
-  if (tok.ids.pad != model->pad_id())
-    throw CheckpointError(tok.model_file + ": tokenizer [PAD] id " + std::to_string(tok.ids.pad) +
-                          " differs from the model's pad id " + std::to_string(model->pad_id()));
+void write_hf_model(BertForPreTraining& model, const std::string& output_dir, WeightFormat format) {
   if (model->config().norm == config::NormPosition::pre)
     log::warn("export", "model.norm is pre: Hugging Face BERT is post-LN and cannot load "
               "bert.encoder.final_layer_norm; the export is for mlm-train (model.init_from) and "
               "custom code");
   const fs::path dir(output_dir);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw CheckpointError(output_dir + ": cannot create directory: " + ec.message());
-
   write_json(dir / "config.json", hf_config_json(model));
-  write_tensor_file((dir / "pytorch_model.bin").string(), to_hf_state_dict(model));
-  for (const char* name : {"tokenizer.model", "spiece.model"}) {
-    fs::copy_file(tok.model_file, dir / name, fs::copy_options::overwrite_existing, ec);
-    if (ec) throw CheckpointError(tok.model_file + ": cannot copy to " + (dir / name).string() + ": " + ec.message());
-  }
-  nlohmann::json special = {{"bos_token", kCls}, {"eos_token", kSep}, {"unk_token", kUnk}, {"sep_token", kSep},
-                            {"pad_token", kPad}, {"cls_token", kCls}, {"mask_token", kMask}};
-  write_json(dir / "special_tokens_map.json", special);
-  nlohmann::json tokenizer_config = special;
-  tokenizer_config["tokenizer_class"] = "AlbertTokenizer";  // sentencepiece + [CLS] A [SEP] B [SEP]
-  tokenizer_config["do_lower_case"] = false;  // the sentencepiece model normalises by itself
-  tokenizer_config["remove_space"] = true;
-  tokenizer_config["keep_accents"] = true;
-  tokenizer_config["model_max_length"] = model->config().max_position_embeddings;
-  tokenizer_config["special_token_ids"] = {{"pad", tok.ids.pad}, {"unk", tok.ids.unk}, {"cls", tok.ids.cls},
-                                           {"sep", tok.ids.sep}, {"mask", tok.ids.mask}};
-  write_json(dir / "tokenizer_config.json", tokenizer_config);
-  log::info("export", "wrote Hugging Face model to {}", output_dir);
+  if (format == WeightFormat::safetensors)
+    write_safetensors((dir / "model.safetensors").string(), to_hf_state_dict(model));
+  else
+    write_tensor_file((dir / "pytorch_model.bin").string(), to_hf_state_dict(model));
 }
 
 }  // namespace mlm::model

@@ -1,11 +1,8 @@
 // The Hugging Face weight format: key names, q/k/v split, vocabulary unpadding, and the
 // strict-but-forgiving import (one error listing every problem).
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include <filesystem>
 #include <functional>
-#include <fstream>
 #include <map>
 #include <set>
 
@@ -180,56 +177,6 @@ void save_model_pt(BertForPreTraining& model, const std::string& path) {
 
 void load_model_pt(BertForPreTraining& model, const std::string& path) {
   load_hf_state_dict(model, read_tensor_file(path), path);
-}
-
-namespace {
-
-// Shapes cannot tell 12 heads of 64 from 6 heads of 128: compare config.json when there is one.
-void check_hf_config(const BertForPreTraining& model, const std::string& path) {
-  nlohmann::json json;
-  try {
-    std::ifstream in(path);
-    json = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw CheckpointError(path + ": cannot parse JSON: " + e.what());
-  }
-  const auto& c = model->config();
-  if (json.contains("num_attention_heads") && json["num_attention_heads"].is_number_integer() &&
-      json["num_attention_heads"].get<int64_t>() != c.num_attention_heads)
-    throw CheckpointError(fmt::format("{}: num_attention_heads is {} but model.num_attention_heads is {}",
-                                      path, json["num_attention_heads"].get<int64_t>(), c.num_attention_heads));
-  if (json.contains("hidden_act") && json["hidden_act"].is_string()) {
-    const auto act = json["hidden_act"].get<std::string>();
-    const bool tanh = act == "gelu_new" || act == "gelu_pytorch_tanh" || act == "gelu_fast";
-    const bool ours_tanh = c.hidden_act == config::Activation::gelu_tanh;
-    if ((act == "gelu" && ours_tanh) || (tanh && !ours_tanh) || (act != "gelu" && !tanh))
-      log::warn("model", "{}: hidden_act is {} but model.hidden_act is {}", path, act,
-                config::to_string(c.hidden_act));
-  }
-  if (json.contains("layer_norm_eps") && json["layer_norm_eps"].is_number() &&
-      json["layer_norm_eps"].get<double>() != c.layer_norm_eps)
-    log::warn("model", "{}: layer_norm_eps is {} but model.layer_norm_eps is {}", path,
-              json["layer_norm_eps"].get<double>(), c.layer_norm_eps);
-}
-
-}  // namespace
-
-void init_from_pretrained(BertForPreTraining& model, const std::string& dir) {
-  namespace fs = std::filesystem;
-  if (!fs::is_directory(dir)) throw CheckpointError(dir + ": model.init_from is not a directory");
-  if (fs::exists(fs::path(dir) / "config.json")) check_hf_config(model, (fs::path(dir) / "config.json").string());
-  for (const char* name : {"pytorch_model.bin", "model.pt"}) {
-    const auto path = (fs::path(dir) / name).string();
-    if (fs::exists(path)) {
-      load_model_pt(model, path);
-      log::info("model", "initialised from {}", path);
-      return;
-    }
-  }
-  std::string hint;
-  if (fs::exists(fs::path(dir) / "model.safetensors"))
-    hint = " (model.safetensors is not supported: save it with torch.save as pytorch_model.bin)";
-  throw CheckpointError(dir + ": neither pytorch_model.bin nor model.pt found" + hint);
 }
 
 }  // namespace mlm::model

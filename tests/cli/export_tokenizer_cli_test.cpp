@@ -144,10 +144,12 @@ TEST_F(ExportCli, WritesTheRunsModelWeightsAndTokenizer) {
   TempDir dir;
   const fs::path hf = dir.path() / "hf";
   const CliRun run = run_tool("mlm-export", dir,
-                              {"--checkpoint", checkpoint().string(), "--output", hf.string()},
+                              {"--checkpoint", checkpoint().string(), "--output", hf.string(),
+                               "--weights", "bin"},
                               /*in_dir=*/false);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(run.out.empty()) << run.out;
+  EXPECT_FALSE(fs::exists(hf / "model.safetensors"));  // only the format asked for
 
   // config.json: the checkpoint's model settings, the tokenizer's vocabulary and pad id.
   const auto model_cfg = config::load_config((checkpoint() / "config.yaml").string()).model;
@@ -257,7 +259,7 @@ TEST(ExportCliBadInput, DirectoryThatIsNotACheckpointIsOneLineNamingIt) {
   const fs::path hf = dir.path() / "hf";
   expect_one_line_error(
       run_tool("mlm-export", dir, {"--checkpoint", run.string(), "--output", hf.string()}, false),
-      {"mlm-export", run.string(), "not a checkpoint", "model.pt"});
+      {"mlm-export", run.string(), "neither an mlm-train checkpoint", "model.pt", "config.json"});
   EXPECT_FALSE(fs::exists(hf));
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "mlm/model/bert.h"
+#include "mlm/model/hf_directory.h"
 #include "mlm/util/errors.h"
 #include "model_test_util.h"
 
@@ -211,10 +212,10 @@ TEST(HfWeights, InitFromPretrainedDirectory) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i].second, b[i].second)) << a[i].first;
 
   std::ofstream(dir.file("config.json")) << R"({"num_attention_heads": 8})";
-  EXPECT_NE(error_of([&] { init_from_pretrained(target, dir.path.string()); }).find("num_attention_heads is 8"),
+  EXPECT_NE(error_of([&] { init_from_pretrained(target, dir.path.string()); }).find("config.json: the model it describes differs from this one: num_attention_heads 8 (set model.num_attention_heads: 4)"),
             std::string::npos);
   TempDir empty;
-  EXPECT_NE(error_of([&] { init_from_pretrained(target, empty.path.string()); }).find("neither pytorch_model.bin"),
+  EXPECT_NE(error_of([&] { init_from_pretrained(target, empty.path.string()); }).find(": no weights (model.safetensors, pytorch_model.bin"),
             std::string::npos);
 }
 

@@ -139,9 +139,4 @@ void save_model_pt(BertForPreTraining& model, const std::string& path);
 /// Reads a model.pt (or any HF-format weight file); CheckpointError naming the file.
 void load_model_pt(BertForPreTraining& model, const std::string& path);
 
-/// model.init_from: DIR/pytorch_model.bin (HF, torch.save zip format) or DIR/model.pt.
-/// If DIR/config.json exists, a different num_attention_heads is an error and other
-/// differing architecture fields are warnings (shapes alone cannot tell heads apart).
-void init_from_pretrained(BertForPreTraining& model, const std::string& dir);
-
 }  // namespace mlm::model

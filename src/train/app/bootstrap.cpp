@@ -1,5 +1,6 @@
 #include "mlm/train/app/bootstrap.h"
 
+#include "mlm/model/hf_directory.h"
 #include "mlm/train/app/device.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"

@@ -1,11 +1,10 @@
 #include "mlm/train/app/commands.h"
 
-#include "mlm/config/config_loader.h"
 #include "mlm/config/validate.h"
 #include "mlm/model/export_hf.h"
+#include "mlm/text/hf_tokenizer_files.h"
 #include "mlm/train/app/bootstrap.h"
-#include "mlm/train/checkpoint/checkpoint_dir.h"
-#include "mlm/train/checkpoint/trainer_state.h"
+#include "mlm/train/app/saved_model.h"
 #include "mlm/train/loop/evaluator.h"
 #include "mlm/train/loop/trainer.h"
 #include "mlm/util/errors.h"
@@ -14,20 +13,6 @@
 namespace fs = std::filesystem;
 
 namespace mlm::train {
-namespace {
-
-/// The tokenizer that goes with the weights: the checkpoint's (or export's) own copy, else
-/// the config's tokenizer.model.
-text::Tokenizer load_tokenizer(const fs::path& dir, const config::RunConfig& config) {
-  for (const char* name : {"tokenizer.model", "spiece.model", "sentencepiece.model"}) {
-    if (fs::exists(dir / name)) return text::Tokenizer::load((dir / name).string());
-  }
-  log::info("eval", "{} holds no tokenizer model; using tokenizer.model {}", dir.string(),
-            config.tokenizer.model);
-  return text::Tokenizer::load(config.tokenizer.model);
-}
-
-}  // namespace
 
 int run_training(const config::RunConfig& config, const std::string& resume) {
   config::require_training_data(config);
@@ -36,49 +21,26 @@ int run_training(const config::RunConfig& config, const std::string& resume) {
 }
 
 SavedModelEval evaluate_saved_model(config::RunConfig config, const fs::path& dir) {
-  if (!fs::is_directory(dir)) {
-    throw UsageError("--checkpoint " + dir.string() + ": no such directory");
-  }
-  SavedModelEval out;
-  const bool is_checkpoint = fs::exists(dir / "trainer_state.json") || fs::exists(dir / "DONE");
-  if (is_checkpoint) {
-    verify_checkpoint_dir(dir, checkpoint_required_files());
-    // The weights decide the architecture: take the checkpoint's model settings.
-    const auto saved = config::load_config((dir / "config.yaml").string());
-    config.model = saved.model;
-    config.model.init_from.clear();
-    out.step = TrainerState::load(dir / "trainer_state.json").step;
-  }
-
+  auto saved = open_saved_model(dir, config);
+  config.model = saved.model_config;  // the weights decide the architecture
   const auto process = bootstrap(config);
-
-  const auto tokenizer = load_tokenizer(dir, config);
-  model::BertForPreTraining model(config.model, tokenizer.size(), tokenizer.vocab().ids.pad);
-  if (is_checkpoint) {
-    model::load_model_pt(model, (dir / "model.pt").string());
-  } else {
-    model::init_from_pretrained(model, dir.string());
-  }
-  model->to(process.device);
-  out.result = evaluate(model, config, tokenizer, *process.comm, process.device);
+  saved.model->to(process.device);
+  SavedModelEval out;
+  out.step = saved.step;
+  out.result = evaluate(saved.model, config, saved.tokenizer, *process.comm, process.device);
   out.is_main = process.comm->is_main();
   return out;
 }
 
-void export_checkpoint(const fs::path& checkpoint, const fs::path& output) {
-  for (const char* name : {"config.yaml", "model.pt", "tokenizer.model"}) {
-    if (!fs::exists(checkpoint / name)) {
-      throw UsageError(checkpoint.string() + ": not a checkpoint directory (" + name +
-                       " is missing)");
-    }
-  }
-  const auto config = config::load_config((checkpoint / "config.yaml").string());
-  const auto tokenizer_model = (checkpoint / "tokenizer.model").string();
-  const auto tokenizer = text::Tokenizer::load(tokenizer_model);
-  model::BertForPreTraining model(config.model, tokenizer.size(), tokenizer.vocab().ids.pad);
-  model::load_model_pt(model, (checkpoint / "model.pt").string());
-  model::export_hf(model, {tokenizer_model, tokenizer.vocab().ids, tokenizer.size()},
-                   output.string());
+void export_checkpoint(const fs::path& checkpoint, const fs::path& output, model::WeightFormat format) {
+  auto saved = open_saved_model(checkpoint, config::RunConfig{});
+  std::error_code ec;
+  fs::create_directories(output, ec);
+  if (ec || !fs::is_directory(output))
+    throw UsageError("--output " + output.string() + ": cannot create directory" + (ec ? ": " + ec.message() : ""));
+  model::write_hf_model(saved.model, output.string(), format);
+  text::write_hf_tokenizer(saved.tokenizer, output.string(), saved.model_config.max_position_embeddings);
+  log::info("export", "wrote Hugging Face model to {}", output.string());
 }
 
 }  // namespace mlm::train

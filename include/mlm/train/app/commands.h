@@ -1,12 +1,14 @@
 #pragma once
-// What mlm-train, mlm-eval and mlm-export do, behind a header without LibTorch, so that
-// those three mains (src/cli/) only parse options and print, and compile in seconds.
+// What mlm-train, mlm-eval, mlm-export and mlm-fill do, behind a header without LibTorch, so that
+// the mains (src/cli/) only parse options and print, and compile in seconds.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "mlm/config/run_config.h"
+#include "mlm/model/weight_format.h"
 #include "mlm/train/loop/eval_result.h"
 
 namespace mlm::train {
@@ -28,8 +30,28 @@ struct SavedModelEval {
 /// tokenizer.model. Collective under torchrun: every rank calls.
 SavedModelEval evaluate_saved_model(config::RunConfig config, const std::filesystem::path& dir);
 
-/// mlm-export: a checkpoint directory (config.yaml, model.pt, tokenizer.model) -> a Hugging
-/// Face BERT directory at `output` (created if missing).
-void export_checkpoint(const std::filesystem::path& checkpoint, const std::filesystem::path& output);
+/// mlm-export: a checkpoint directory (or a Hugging Face one, to convert its weights) -> a
+/// Hugging Face BERT directory at `output` (created if missing, once the input has been read):
+/// config.json, the weights in `format`, and the tokenizer files.
+void export_checkpoint(const std::filesystem::path& checkpoint, const std::filesystem::path& output,
+                       model::WeightFormat format);
+
+struct MaskPrediction {
+  int32_t token_id = 0;
+  std::string token;  // the id decoded alone, as the fill-mask pipeline's token_str
+  double score = 0;   // softmax probability
+};
+
+/// The top predictions for every [MASK] of one text.
+struct FilledText {
+  std::string text;
+  std::vector<std::vector<MaskPrediction>> masks;  // in text order, best first
+};
+
+/// mlm-fill: the `top_k` most probable tokens for each literal "[MASK]" in each text, from a
+/// checkpoint or Hugging Face directory, on the CPU in fp32. UsageError for a text without a
+/// [MASK] or longer than the model's positions.
+std::vector<FilledText> fill_masks(const std::filesystem::path& dir, const std::vector<std::string>& texts,
+                                   int64_t top_k);
 
 }  // namespace mlm::train

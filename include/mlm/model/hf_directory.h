@@ -1,0 +1,35 @@
+#pragma once
+// A Hugging Face model directory as `save_pretrained` (or mlm-export) leaves it: config.json
+// and the weights as model.safetensors, pytorch_model.bin, or either one sharded with an
+// index (model.safetensors.index.json, pytorch_model.bin.index.json). mlm-train's own
+// checkpoints hold model.pt, which is read the same way.
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "mlm/config/run_config.h"
+#include "mlm/model/bert.h"
+
+namespace mlm::model {
+
+/// The weight file (or shard index) a directory's weights are read from, in the order
+/// `transformers` prefers them; "" when the directory holds none.
+std::string find_hf_weights(const std::string& dir);
+
+/// Every tensor of the directory's weights (all shards of an index). CheckpointError naming
+/// the file: no weights, an index naming a shard that is missing or lacks the tensor, a
+/// tensor found twice, or a damaged file.
+TensorDict read_hf_weights(const std::string& dir);
+
+/// The model settings config.json describes (BertConfig fields; "mlm_train_norm": "pre" for a
+/// pre-LN export), on top of `base` for what it does not say. CheckpointError naming the file
+/// for a config.json that cannot be parsed, is not a BERT, or has a field of the wrong type.
+config::ModelConfig model_config_from_hf(const std::string& config_json, config::ModelConfig base);
+
+/// model.init_from: loads the directory's weights into `model`. When DIR/config.json exists,
+/// every shape field it gives (hidden_size, layers, heads, intermediate_size, positions,
+/// token types, vocab_size) must equal the model's: one CheckpointError lists each difference
+/// with the config key to change. Other differing fields (activation, epsilon) are warnings.
+void init_from_pretrained(BertForPreTraining& model, const std::string& dir);
+
+}  // namespace mlm::model

@@ -1,0 +1,17 @@
+#pragma once
+// The tokenizer half of a Hugging Face export: the files `AutoTokenizer.from_pretrained`
+// reads (tokenizer.json, tokenizer_config.json, special_tokens_map.json) plus the tokenizer's
+// own model, so that mlm-train reads the directory back too.
+#include <cstdint>
+#include <string>
+
+#include "mlm/text/tokenizer.h"
+
+namespace mlm::text {
+
+/// Writes the tokenizer files into the existing directory `dir`, each through a temporary
+/// renamed into place; `model_max_length` is the model's position count. DataError naming the
+/// file when one cannot be written.
+void write_hf_tokenizer(const Tokenizer& tokenizer, const std::string& dir, int64_t model_max_length);
+
+}  // namespace mlm::text

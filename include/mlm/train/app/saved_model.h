@@ -1,0 +1,29 @@
+#pragma once
+// A model on disk with its tokenizer, as mlm-eval, mlm-fill and mlm-export open it: an
+// mlm-train checkpoint directory or a Hugging Face model directory (an export, or one saved
+// by `transformers`).
+#include <filesystem>
+#include <optional>
+
+#include "mlm/config/run_config.h"
+#include "mlm/model/bert.h"
+#include "mlm/text/tokenizer.h"
+
+namespace mlm::train {
+
+struct SavedModel {
+  config::ModelConfig model_config;  // the directory's own: config.yaml or config.json
+  text::Tokenizer tokenizer;
+  model::BertForPreTraining model;   // on the CPU, fp32
+  std::optional<int64_t> step;       // a checkpoint's step; none for a Hugging Face directory
+};
+
+/// Opens `dir`. The architecture comes from the directory (a checkpoint's config.yaml, a
+/// Hugging Face config.json on top of config.model); the tokenizer is the directory's own
+/// copy, else config.tokenizer.model. config.model.objective decides whether the NSP head is
+/// built. UsageError for a directory that is neither kind; CheckpointError naming the file
+/// for an incomplete checkpoint, damaged weights, weights that disagree with config.json, or
+/// a tokenizer whose vocabulary size differs from the model's.
+SavedModel open_saved_model(const std::filesystem::path& dir, const config::RunConfig& config);
+
+}  // namespace mlm::train

@@ -1,0 +1,164 @@
+#include "mlm/model/hf_directory.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "mlm/model/safetensors.h"
+#include "mlm/util/errors.h"
+#include "mlm/util/logging.h"
+
+namespace mlm::model {
+namespace fs = std::filesystem;
+namespace {
+
+// transformers' order of preference; model.pt is an mlm-train checkpoint's weights.
+constexpr const char* kWeightFiles[] = {"model.safetensors", "model.safetensors.index.json",
+                                        "pytorch_model.bin", "pytorch_model.bin.index.json",
+                                        "model.pt"};
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw CheckpointError(path + ": cannot read");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw CheckpointError(path + ": cannot parse JSON: " + e.what());
+  }
+}
+
+TensorDict read_weight_file(const std::string& path) {
+  return ends_with(path, ".safetensors") ? read_safetensors(path) : read_tensor_file(path);
+}
+
+// A sharded checkpoint: {"weight_map": {tensor: shard file}}; every shard is read once.
+TensorDict read_sharded(const std::string& index_path) {
+  const auto index = read_json(index_path);
+  if (!index.contains("weight_map") || !index["weight_map"].is_object())
+    throw CheckpointError(index_path + ": no \"weight_map\" object");
+  std::map<std::string, std::set<std::string>> wanted;  // shard -> tensors it must hold
+  for (const auto& [tensor, shard] : index["weight_map"].items()) {
+    if (!shard.is_string()) throw CheckpointError(index_path + ": weight_map entry " + tensor + " is not a file name");
+    wanted[shard.get<std::string>()].insert(tensor);
+  }
+  const fs::path dir = fs::path(index_path).parent_path();
+  TensorDict out;
+  std::set<std::string> names;
+  for (const auto& [shard, tensors] : wanted) {
+    const auto path = (dir / shard).string();
+    if (!fs::exists(path)) throw CheckpointError(index_path + ": shard " + shard + " is missing");
+    auto found = tensors;
+    for (auto& [name, tensor] : read_weight_file(path)) {
+      if (!names.insert(name).second) throw CheckpointError(path + ": tensor " + name + " is in two shards");
+      found.erase(name);
+      out.emplace_back(std::move(name), std::move(tensor));
+    }
+    if (!found.empty())
+      throw CheckpointError(fmt::format("{}: names {} in shard {}, which lacks it", index_path, *found.begin(), shard));
+  }
+  return out;
+}
+
+template <class T>
+void take(const nlohmann::json& json, const char* key, T& field, const std::string& path) {
+  if (!json.contains(key) || json[key].is_null()) return;
+  try {
+    field = json[key].get<T>();
+  } catch (const std::exception&) {
+    throw CheckpointError(fmt::format("{}: {} is {}, not a {}", path, key, json[key].dump(),
+                                      std::is_floating_point_v<T> ? "number" : "whole number"));
+  }
+}
+
+// A shape field of config.json beside the model's.
+struct ShapeField {
+  const char* hf_key;
+  const char* model_key;
+  int64_t ours, theirs;
+};
+
+}  // namespace
+
+std::string find_hf_weights(const std::string& dir) {
+  for (const char* name : kWeightFiles)
+    if (fs::exists(fs::path(dir) / name)) return (fs::path(dir) / name).string();
+  return "";
+}
+
+TensorDict read_hf_weights(const std::string& dir) {
+  const auto path = find_hf_weights(dir);
+  if (path.empty())
+    throw CheckpointError(dir + ": no weights (model.safetensors, pytorch_model.bin, a sharded index, or model.pt)");
+  return ends_with(path, ".index.json") ? read_sharded(path) : read_weight_file(path);
+}
+
+config::ModelConfig model_config_from_hf(const std::string& path, config::ModelConfig c) {
+  const auto json = read_json(path);
+  if (!json.is_object()) throw CheckpointError(path + ": not a JSON object");
+  if (json.contains("model_type") && json["model_type"] != "bert")
+    throw CheckpointError(path + ": model_type is " + json["model_type"].dump() + "; mlm-train reads BERT models");
+  take(json, "vocab_size", c.vocab_size, path);
+  take(json, "hidden_size", c.hidden_size, path);
+  take(json, "num_hidden_layers", c.num_hidden_layers, path);
+  take(json, "num_attention_heads", c.num_attention_heads, path);
+  take(json, "intermediate_size", c.intermediate_size, path);
+  take(json, "hidden_dropout_prob", c.hidden_dropout_prob, path);
+  take(json, "attention_probs_dropout_prob", c.attention_probs_dropout_prob, path);
+  take(json, "max_position_embeddings", c.max_position_embeddings, path);
+  take(json, "type_vocab_size", c.type_vocab_size, path);
+  take(json, "layer_norm_eps", c.layer_norm_eps, path);
+  take(json, "initializer_range", c.initializer_range, path);
+  std::string act;
+  take(json, "hidden_act", act, path);
+  if (act == "gelu") c.hidden_act = config::Activation::gelu;
+  else if (act == "gelu_new" || act == "gelu_pytorch_tanh" || act == "gelu_fast") c.hidden_act = config::Activation::gelu_tanh;
+  else if (!act.empty()) throw CheckpointError(path + ": hidden_act " + act + " is not one mlm-train computes (gelu, gelu_new)");
+  c.norm = json.value("mlm_train_norm", "") == "pre" ? config::NormPosition::pre : config::NormPosition::post;
+  return c;
+}
+
+void init_from_pretrained(BertForPreTraining& model, const std::string& dir) {
+  if (!fs::is_directory(dir)) throw CheckpointError(dir + ": model.init_from is not a directory");
+  const auto config_path = (fs::path(dir) / "config.json").string();
+  if (fs::exists(config_path)) {
+    auto ours = model->config();
+    ours.vocab_size = model->vocab_size();  // the config's 0 means the tokenizer's size
+    const auto theirs = model_config_from_hf(config_path, ours);
+    const ShapeField fields[] = {
+        {"vocab_size", "model.vocab_size", ours.vocab_size, theirs.vocab_size},
+        {"hidden_size", "model.hidden_size", ours.hidden_size, theirs.hidden_size},
+        {"num_hidden_layers", "model.num_hidden_layers", ours.num_hidden_layers, theirs.num_hidden_layers},
+        {"num_attention_heads", "model.num_attention_heads", ours.num_attention_heads, theirs.num_attention_heads},
+        {"intermediate_size", "model.intermediate_size", ours.intermediate_size, theirs.intermediate_size},
+        {"max_position_embeddings", "model.max_position_embeddings", ours.max_position_embeddings,
+         theirs.max_position_embeddings},
+        {"type_vocab_size", "model.type_vocab_size", ours.type_vocab_size, theirs.type_vocab_size}};
+    std::string differences;
+    for (const auto& f : fields)
+      if (f.theirs != f.ours)
+        differences += fmt::format("{}{} {} (set {}: {})", differences.empty() ? "" : ", ", f.hf_key, f.theirs,
+                                   f.model_key, f.ours);
+    if (!differences.empty())
+      throw CheckpointError(config_path + ": the model it describes differs from this one: " + differences);
+    if (theirs.hidden_act != ours.hidden_act)
+      log::warn("model", "{}: hidden_act differs from model.hidden_act {}", config_path, config::to_string(ours.hidden_act));
+    if (theirs.layer_norm_eps != ours.layer_norm_eps)
+      log::warn("model", "{}: layer_norm_eps is {} but model.layer_norm_eps is {}", config_path,
+                theirs.layer_norm_eps, ours.layer_norm_eps);
+    if (theirs.norm != ours.norm)
+      log::warn("model", "{}: the weights are {}-LN but model.norm is {}", config_path, config::to_string(theirs.norm),
+                config::to_string(ours.norm));
+  }
+  const auto weights = find_hf_weights(dir);
+  load_hf_state_dict(model, read_hf_weights(dir), weights.empty() ? dir : weights);
+  log::info("model", "initialised from {}", weights);
+}
+
+}  // namespace mlm::model

@@ -1,0 +1,70 @@
+#include "mlm/train/app/saved_model.h"
+
+#include "mlm/config/config_loader.h"
+#include "mlm/model/hf_directory.h"
+#include "mlm/train/checkpoint/checkpoint_dir.h"
+#include "mlm/train/checkpoint/trainer_state.h"
+#include "mlm/train/loop/trainer.h"
+#include "mlm/util/errors.h"
+#include "mlm/util/logging.h"
+
+namespace fs = std::filesystem;
+
+namespace mlm::train {
+namespace {
+
+/// The tokenizer that goes with the weights: the directory's own copy, else the config's.
+text::Tokenizer load_tokenizer(const fs::path& dir, const config::RunConfig& config) {
+  for (const char* name : {"tokenizer.model", "spiece.model", "sentencepiece.model"}) {
+    if (fs::exists(dir / name)) return text::Tokenizer::load((dir / name).string());
+  }
+  log::info("model", "{} holds no tokenizer model; using tokenizer.model {}", dir.string(),
+            config.tokenizer.model);
+  return text::Tokenizer::load(config.tokenizer.model);
+}
+
+/// `model_settings` names where the vocabulary size was given (config.yaml or config.json).
+void require_same_vocabulary(const text::Tokenizer& tokenizer, int64_t vocab_size,
+                             const std::string& model_settings) {
+  if (vocab_size != 0 && vocab_size != tokenizer.size()) {
+    const auto path = tokenizer.model_path().empty() ? std::string("the tokenizer") : tokenizer.model_path();
+    throw CheckpointError(path + ": the tokenizer has " + std::to_string(tokenizer.size()) +
+                          " pieces but " + model_settings + " gives vocab_size " + std::to_string(vocab_size));
+  }
+}
+
+SavedModel open_checkpoint(const fs::path& dir, const config::RunConfig& config) {
+  verify_checkpoint_dir(dir, checkpoint_required_files());
+  auto model_config = config::load_config((dir / "config.yaml").string()).model;
+  model_config.init_from.clear();
+  auto tokenizer = load_tokenizer(dir, config);
+  require_same_vocabulary(tokenizer, model_config.vocab_size, (dir / "config.yaml").string());
+  model::BertForPreTraining model(model_config, tokenizer.size(), tokenizer.vocab().ids.pad);
+  model::load_model_pt(model, (dir / "model.pt").string());
+  const auto step = TrainerState::load(dir / "trainer_state.json").step;
+  return {model_config, std::move(tokenizer), model, step};
+}
+
+SavedModel open_hf_directory(const fs::path& dir, const config::RunConfig& config) {
+  const auto config_json = (dir / "config.json").string();
+  auto model_config = model::model_config_from_hf(config_json, config.model);
+  model_config.init_from.clear();
+  auto tokenizer = load_tokenizer(dir, config);
+  require_same_vocabulary(tokenizer, model_config.vocab_size, config_json);
+  model::BertForPreTraining model(model_config, tokenizer.size(), tokenizer.vocab().ids.pad);
+  model::load_hf_state_dict(model, model::read_hf_weights(dir.string()), model::find_hf_weights(dir.string()));
+  return {model_config, std::move(tokenizer), model, std::nullopt};
+}
+
+}  // namespace
+
+SavedModel open_saved_model(const fs::path& dir, const config::RunConfig& config) {
+  if (!fs::is_directory(dir)) throw UsageError("--checkpoint " + dir.string() + ": no such directory");
+  if (fs::exists(dir / "trainer_state.json") || fs::exists(dir / "DONE")) return open_checkpoint(dir, config);
+  if (fs::exists(dir / "config.json") && !model::find_hf_weights(dir.string()).empty())
+    return open_hf_directory(dir, config);
+  throw UsageError(dir.string() + ": neither an mlm-train checkpoint (trainer_state.json, model.pt) nor a "
+                   "Hugging Face model directory (config.json with model.safetensors or pytorch_model.bin)");
+}
+
+}  // namespace mlm::train
