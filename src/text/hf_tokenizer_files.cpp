@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "mlm/text/sentencepiece_json.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::text {
@@ -25,20 +26,13 @@ void write_file(const fs::path& path, const std::string& bytes) {
 
 void write_hf_tokenizer(const Tokenizer& tokenizer, const std::string& dir, int64_t model_max_length) {
   const fs::path out(dir);
-  const auto& ids = tokenizer.vocab().ids;
-  nlohmann::json special = {{"unk_token", "[UNK]"}, {"sep_token", "[SEP]"}, {"pad_token", "[PAD]"},
-                            {"cls_token", "[CLS]"}, {"mask_token", "[MASK]"}};
-  write_file(out / "special_tokens_map.json", special.dump(2) + "\n");
-  nlohmann::json config = special;
-  config["tokenizer_class"] = "AlbertTokenizer";
-  config["do_lower_case"] = false;
-  config["remove_space"] = true;
-  config["keep_accents"] = true;
-  config["model_max_length"] = model_max_length;
-  config["special_token_ids"] = {{"pad", ids.pad}, {"unk", ids.unk}, {"cls", ids.cls}, {"sep", ids.sep}, {"mask", ids.mask}};
-  write_file(out / "tokenizer_config.json", config.dump(2) + "\n");
-  // mlm-train reads tokenizer.model back; AlbertTokenizer reads spiece.model.
-  for (const char* name : {"tokenizer.model", "spiece.model"}) write_file(out / name, tokenizer.serialized_model());
+  const auto origin = tokenizer.model_path().empty() ? std::string("tokenizer model") : tokenizer.model_path();
+  write_file(out / "tokenizer.json",
+             sentencepiece_tokenizer_json(tokenizer.serialized_model(), tokenizer.vocab().ids, origin).dump(2) + "\n");
+  write_file(out / "tokenizer_config.json", tokenizer_config_json(model_max_length).dump(2) + "\n");
+  write_file(out / "special_tokens_map.json", special_tokens_map_json().dump(2) + "\n");
+  // mlm-train (mlm-eval, mlm-fill, model.init_from users) reads the model itself back.
+  write_file(out / "tokenizer.model", tokenizer.serialized_model());
 }
 
 }  // namespace mlm::text

@@ -3,12 +3,15 @@
 Each subcommand does what a user of an mlm-train export would do in Python and prints one JSON
 object on stdout, which the C++ test compares with what mlm-train's own tools give.
 
-  load DIR CLASS                  from_pretrained with output_loading_info: key problems
-  score DIR BATCHES               masked loss and accuracy on mlm-data --json batches
-  save DIR VOCAB FORMAT [SHARD]   a seeded small BertForMaskedLM saved by transformers
+  load CLASS DIR...               from_pretrained with output_loading_info: key problems
+  score BATCHES DIR...            masked loss and accuracy on mlm-data --json batches
+  save ROOT VOCAB                 a seeded small BertForMaskedLM in ROOT/<layout> for each layout
+                                  the hub holds (LAYOUTS; transformers 4 wrote the .bin ones)
   fill DIR TOP_K TEXT...          pipeline("fill-mask") predictions
   tokenize DIR LINES              AutoTokenizer ids of each line (specials included)
   classify DIR                    a few steps of BertForSequenceClassification: the losses
+  hub_bert DIR CORPUS             a small BERT and its WordPiece tokenizer (trained on CORPUS), as
+                                  a hub repository holds them
 """
 import json
 import sys
@@ -61,11 +64,41 @@ def save(directory, vocab_size, weight_format, shard_size=None):
     # A trained-looking head: a random bias, so the import of every tensor shows in the scores.
     with torch.no_grad():
         model.cls.predictions.bias.normal_(0, 0.5)
-    kwargs = {"safe_serialization": weight_format == "safetensors"}
-    if shard_size:
-        kwargs["max_shard_size"] = shard_size
-    model.save_pretrained(directory, **kwargs)
+    if weight_format == "safetensors":
+        model.save_pretrained(directory, **({"max_shard_size": shard_size} if shard_size else {}))
+    else:
+        # transformers 5 saves safetensors only; hub repositories of older models hold
+        # pytorch_model.bin, sharded with an index as transformers 4 wrote them.
+        model.config.save_pretrained(directory)
+        save_bin(model.state_dict(), directory, shard_size)
     return {"saved": directory}
+
+
+def save_bin(state, directory, shard_size):
+    if not shard_size:
+        torch.save(state, f"{directory}/pytorch_model.bin")
+        return
+    limit = int(shard_size.rstrip("KB")) * 1000
+    shards, current, size = [], {}, 0
+    for name, tensor in state.items():
+        if current and size + tensor.numel() * tensor.element_size() > limit:
+            shards.append(current)
+            current, size = {}, 0
+        current[name] = tensor
+        size += tensor.numel() * tensor.element_size()
+    shards.append(current)
+    weight_map = {}
+    for i, shard in enumerate(shards):
+        file = f"pytorch_model-{i + 1:05d}-of-{len(shards):05d}.bin"
+        torch.save(shard, f"{directory}/{file}")
+        weight_map.update({name: file for name in shard})
+    with open(f"{directory}/pytorch_model.bin.index.json", "w") as f:
+        json.dump({"metadata": {}, "weight_map": weight_map}, f)
+
+
+# name: (format, shard size)
+LAYOUTS = {"safetensors": ("safetensors", None), "bin": ("bin", None),
+           "sharded": ("safetensors", "100KB"), "sharded_bin": ("bin", "100KB")}
 
 
 def fill(directory, top_k, texts):
@@ -111,20 +144,49 @@ def classify(directory):
     return {"losses": losses}
 
 
+def hub_bert(directory, corpus):
+    """What a user starts continued pretraining from: a BERT and its uncased WordPiece tokenizer."""
+    import tokenizers
+    from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers
+
+    wordpiece = tokenizers.Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    wordpiece.normalizer = normalizers.BertNormalizer(lowercase=True)
+    wordpiece.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    wordpiece.train([corpus], trainers.WordPieceTrainer(vocab_size=800, special_tokens=specials))
+    cls, sep = wordpiece.token_to_id("[CLS]"), wordpiece.token_to_id("[SEP]")
+    wordpiece.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+    wordpiece.decoder = decoders.WordPiece()
+    tok = transformers.BertTokenizerFast(tokenizer_object=wordpiece, do_lower_case=True, unk_token="[UNK]",
+                                         sep_token="[SEP]", pad_token="[PAD]", cls_token="[CLS]",
+                                         mask_token="[MASK]", model_max_length=128)
+    tok.save_pretrained(directory)
+    torch.manual_seed(7)
+    config = transformers.BertConfig(vocab_size=len(tok), hidden_size=64, num_hidden_layers=2,
+                                     num_attention_heads=4, intermediate_size=128,
+                                     max_position_embeddings=128, pad_token_id=tok.pad_token_id)
+    transformers.BertForMaskedLM(config).save_pretrained(directory)
+    return {"vocab_size": len(tok), "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "intermediate_size": 128, "max_position_embeddings": 128}
+
+
 def main(argv):
     command, args = argv[1], argv[2:]
     if command == "load":
-        result = load(*args)
+        result = {d: load(args[0], d) for d in args[1:]}
     elif command == "score":
-        result = score(*args)
+        result = {d: score(d, args[0]) for d in args[1:]}
     elif command == "save":
-        result = save(*args)
+        result = {name: save(f"{args[0]}/{name}", args[1], *layout) for name, layout in LAYOUTS.items()}
     elif command == "fill":
         result = fill(args[0], args[1], args[2:])
     elif command == "tokenize":
         result = tokenize(*args)
     elif command == "classify":
         result = classify(*args)
+    elif command == "hub_bert":
+        result = hub_bert(*args)
     else:
         raise SystemExit(f"unknown command {command}")
     print(json.dumps(result))

@@ -42,4 +42,16 @@ class CheckpointError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Runs `f`, turning a CheckpointError into a UsageError (exit 2): for model files the user
+/// names as input (mlm-eval/mlm-fill/mlm-export --checkpoint, model.init_from), where a damaged
+/// or mismatched file is bad input, not a run that failed.
+template <class F>
+decltype(auto) as_user_input(F&& f) {
+  try {
+    return f();
+  } catch (const CheckpointError& e) {
+    throw UsageError(e.what());
+  }
+}
+
 }  // namespace mlm

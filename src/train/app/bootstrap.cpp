@@ -64,7 +64,8 @@ model::BertForPreTraining build_model(const config::RunConfig& config,
                                       const text::VocabInfo& vocab, const torch::Device& device) {
   torch::manual_seed(static_cast<uint64_t>(config.train.seed));
   model::BertForPreTraining model(config.model, vocab.size, vocab.ids.pad);
-  if (!config.model.init_from.empty()) model::init_from_pretrained(model, config.model.init_from);
+  if (!config.model.init_from.empty())
+    as_user_input([&] { model::init_from_pretrained(model, config.model.init_from); });
   model->to(device);
   model->train();
   return model;

@@ -60,9 +60,10 @@ SavedModel open_hf_directory(const fs::path& dir, const config::RunConfig& confi
 
 SavedModel open_saved_model(const fs::path& dir, const config::RunConfig& config) {
   if (!fs::is_directory(dir)) throw UsageError("--checkpoint " + dir.string() + ": no such directory");
-  if (fs::exists(dir / "trainer_state.json") || fs::exists(dir / "DONE")) return open_checkpoint(dir, config);
+  if (fs::exists(dir / "trainer_state.json") || fs::exists(dir / "DONE"))
+    return as_user_input([&] { return open_checkpoint(dir, config); });
   if (fs::exists(dir / "config.json") && !model::find_hf_weights(dir.string()).empty())
-    return open_hf_directory(dir, config);
+    return as_user_input([&] { return open_hf_directory(dir, config); });
   throw UsageError(dir.string() + ": neither an mlm-train checkpoint (trainer_state.json, model.pt) nor a "
                    "Hugging Face model directory (config.json with model.safetensors or pytorch_model.bin)");
 }
