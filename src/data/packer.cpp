@@ -16,9 +16,9 @@ PackPosition Packer::position() const {
 }
 
 bool Packer::fetch(TokenizedDocument& doc) {
-  if (ahead_) {
-    doc = std::move(*ahead_);
-    ahead_.reset();
+  if (!ahead_.empty()) {
+    doc = std::move(ahead_.front());
+    ahead_.pop_front();
     return true;
   }
   if (pending_) return false;
@@ -44,17 +44,21 @@ bool Packer::ensure_current() {
   return true;
 }
 
-const TokenizedDocument* Packer::peek_ahead() {
-  while (!ahead_ && !pending_) {
+void Packer::read_ahead(size_t count) {
+  while (ahead_.size() < count && !pending_) {
     TokenizedDocument doc;
     const StreamEvent event = source_.next(doc);
     if (event != StreamEvent::document) {
       pending_ = event;
     } else if (!doc.ids.empty()) {
-      ahead_ = std::move(doc);
+      ahead_.push_back(std::move(doc));
     }
   }
-  return ahead_ ? &*ahead_ : nullptr;
+}
+
+const TokenizedDocument* Packer::peek_ahead() {
+  read_ahead(1);
+  return ahead_.empty() ? nullptr : &ahead_.front();
 }
 
 void Packer::finish_current() {
@@ -63,10 +67,17 @@ void Packer::finish_current() {
   consumed_ = 0;
 }
 
+void Packer::advance(int64_t tokens) {
+  consumed_ += tokens;
+  if (consumed_ == static_cast<int64_t>(current_->ids.size())) finish_current();
+}
+
 StreamEvent Packer::next(PackedSequence& out) {
+  const bool sentences = options_.packing == config::Packing::sentences;
+  const bool pairs = options_.objective != config::Objective::mlm;
   for (;;) {
-    const Packed packed = options_.objective == config::Objective::mlm ? pack_full_sentences(out)
-                                                                        : pack_pair(out);
+    const Packed packed = pairs ? (sentences ? pack_sentence_pair(out) : pack_token_pair(out))
+                                : (sentences ? pack_sentences(out) : pack_token_chunk(out));
     if (packed == Packed::sequence) return StreamEvent::document;
     if (packed == Packed::nothing) continue;
     const StreamEvent event = pending_.value_or(StreamEvent::end_of_stream);
@@ -79,7 +90,30 @@ StreamEvent Packer::next(PackedSequence& out) {
   }
 }
 
-Packer::Packed Packer::pack_full_sentences(PackedSequence& out) {
+void Packer::emit_single(PackedSequence& out) const {
+  out.ids.clear();
+  out.ids.reserve(body_.size() + 2);
+  out.ids.push_back(options_.ids.cls);
+  out.ids.insert(out.ids.end(), body_.begin(), body_.end());
+  out.ids.push_back(options_.ids.sep);
+  out.token_type_ids.assign(out.ids.size(), 0);
+  out.nsp_label = -1;
+}
+
+void Packer::emit_pair(PackedSequence& out, const int32_t* a, int64_t a_len, const int32_t* b,
+                       int64_t b_len, int8_t label) const {
+  out.ids.clear();
+  out.ids.push_back(options_.ids.cls);
+  out.ids.insert(out.ids.end(), a, a + a_len);
+  out.ids.push_back(options_.ids.sep);
+  out.token_type_ids.assign(out.ids.size(), 0);
+  out.ids.insert(out.ids.end(), b, b + b_len);
+  out.ids.push_back(options_.ids.sep);
+  out.token_type_ids.resize(out.ids.size(), 1);
+  out.nsp_label = label;
+}
+
+Packer::Packed Packer::pack_token_chunk(PackedSequence& out) {
   const auto capacity = static_cast<size_t>(options_.seq_len - 2);
   body_.clear();
   while (body_.size() < capacity) {
@@ -92,24 +126,16 @@ Packer::Packed Packer::pack_full_sentences(PackedSequence& out) {
     }
     const size_t take = std::min(capacity - body_.size(), ids.size() - static_cast<size_t>(consumed_));
     body_.insert(body_.end(), ids.begin() + consumed_, ids.begin() + consumed_ + take);
-    consumed_ += static_cast<int64_t>(take);
-    if (consumed_ == static_cast<int64_t>(ids.size())) {
-      finish_current();
-      if (!options_.cross_documents) break;
-    }
+    const bool document_done = consumed_ + static_cast<int64_t>(take) == static_cast<int64_t>(ids.size());
+    advance(static_cast<int64_t>(take));
+    if (document_done && !options_.cross_documents) break;
   }
   if (body_.empty()) return Packed::end;
-  out.ids.clear();
-  out.ids.reserve(body_.size() + 2);
-  out.ids.push_back(options_.ids.cls);
-  out.ids.insert(out.ids.end(), body_.begin(), body_.end());
-  out.ids.push_back(options_.ids.sep);
-  out.token_type_ids.assign(out.ids.size(), 0);
-  out.nsp_label = -1;
+  emit_single(out);
   return Packed::sequence;
 }
 
-Packer::Packed Packer::pack_pair(PackedSequence& out) {
+Packer::Packed Packer::pack_token_pair(PackedSequence& out) {
   if (!ensure_current()) return Packed::end;
   const auto capacity = options_.seq_len - 3;
   const auto& ids = current_->ids;
@@ -127,8 +153,7 @@ Packer::Packed Packer::pack_pair(PackedSequence& out) {
     // One token left: NSP can still pair it with a random segment; otherwise it is dropped.
     const TokenizedDocument* other = nsp ? peek_ahead() : nullptr;
     if (other == nullptr) {
-      consumed_ += length;
-      if (consumed_ == n) finish_current();
+      advance(length);
       return Packed::nothing;
     }
     a_len = used = length;
@@ -154,17 +179,8 @@ Packer::Packed Packer::pack_pair(PackedSequence& out) {
       std::swap(a_len, b_len);
     }
   }
-  out.ids.clear();
-  out.ids.push_back(options_.ids.cls);
-  out.ids.insert(out.ids.end(), a, a + a_len);
-  out.ids.push_back(options_.ids.sep);
-  out.token_type_ids.assign(out.ids.size(), 0);
-  out.ids.insert(out.ids.end(), b, b + b_len);
-  out.ids.push_back(options_.ids.sep);
-  out.token_type_ids.resize(out.ids.size(), 1);
-  out.nsp_label = label;
-  consumed_ += used;
-  if (consumed_ == n) finish_current();
+  emit_pair(out, a, a_len, b, b_len, label);
+  advance(used);
   return Packed::sequence;
 }
 

@@ -102,11 +102,14 @@ StreamingDataset::StreamingDataset(const config::RunConfig& config, const text::
   const StreamCursor cursor{position_.file_index, position_.byte_offset, position_.line,
                             position_.doc_index};
   const PackPosition start{position_.epoch, cursor, position_.token_offset};
+  const bool sentences = data.packing == config::Packing::sentences;
   pipeline_ = std::make_unique<TokenizingPipeline>(DocumentStream(std::move(stream), position_.epoch, cursor),
-                                                   tokenizer, static_cast<int>(data.num_workers));
+                                                   tokenizer, static_cast<int>(data.num_workers),
+                                                   /*keep_sentences=*/sentences);
   PackerOptions packing;
   packing.seq_len = data.seq_len;
   packing.cross_documents = data.cross_documents;
+  packing.packing = data.packing;
   packing.objective = config.model.objective;
   packing.seed = seed_;
   packing.ids = tokenizer.vocab().ids;

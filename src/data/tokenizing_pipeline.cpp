@@ -1,5 +1,7 @@
 #include "mlm/data/tokenizing_pipeline.h"
 
+#include "mlm/text/sentence_split.h"
+
 namespace mlm::data {
 namespace {
 
@@ -12,11 +14,25 @@ constexpr size_t kBatchDocuments = 1024;
 constexpr size_t kMaxBytesInFlight = 32u << 20;
 size_t max_batches_in_flight(int workers) { return 2 * static_cast<size_t>(workers) + 2; }
 
+void encode_sentences(const text::Tokenizer& tokenizer, const std::string& text,
+                      TokenizedDocument& doc) {
+  doc.ids.clear();
+  doc.sentence_ends.clear();
+  std::vector<int32_t> sentence;
+  for (const auto line : text::split_sentences(text)) {
+    tokenizer.encode(line, sentence);
+    if (sentence.empty()) continue;
+    doc.ids.insert(doc.ids.end(), sentence.begin(), sentence.end());
+    doc.sentence_ends.push_back(static_cast<int64_t>(doc.ids.size()));
+  }
+}
+
 }  // namespace
 
 TokenizingPipeline::TokenizingPipeline(DocumentStream stream, const text::Tokenizer& tokenizer,
-                                       int num_workers)
-    : stream_(std::move(stream)), tokenizer_(tokenizer), num_workers_(num_workers) {
+                                       int num_workers, bool keep_sentences)
+    : stream_(std::move(stream)), tokenizer_(tokenizer), num_workers_(num_workers),
+      keep_sentences_(keep_sentences) {
   if (num_workers_ > 0) {
     threads_.emplace_back([this] { reader_loop(); });
     for (int i = 0; i < num_workers_; ++i) threads_.emplace_back([this] { worker_loop(); });
@@ -64,7 +80,11 @@ void TokenizingPipeline::tokenize(Batch& batch) const {
   try {
     for (auto& item : batch.items) {
       if (item.event != StreamEvent::document) continue;
-      tokenizer_.encode(item.text, item.doc.ids);
+      if (keep_sentences_) {
+        encode_sentences(tokenizer_, item.text, item.doc);
+      } else {
+        tokenizer_.encode(item.text, item.doc.ids);
+      }
       std::string().swap(item.text);
     }
   } catch (...) {

@@ -1,26 +1,23 @@
 #include "mlm/masking/batch_stream.h"
 
 namespace mlm::masking {
-namespace {
 
-int64_t batch_size_of(const config::RunConfig& config, data::Split split) {
+int64_t batch_size_for(const config::RunConfig& config, data::Split split) {
   if (split == data::Split::valid && config.eval.batch_size > 0) return config.eval.batch_size;
   return config.train.micro_batch_size;
 }
 
-uint64_t seed_of(const config::RunConfig& config, data::Split split) {
+uint64_t mask_seed_for(const config::RunConfig& config, data::Split split) {
   return static_cast<uint64_t>(split == data::Split::valid ? config.eval.seed : config.train.seed);
 }
-
-}  // namespace
 
 BatchStream::BatchStream(const config::RunConfig& config, const text::Tokenizer& tokenizer,
                          data::Split split, int rank, int world_size,
                          std::optional<data::DataPosition> resume)
     : dataset_(config, tokenizer, split, rank, world_size, std::move(resume)),
       collator_(config.masking, tokenizer.vocab(), config.data.seq_len, config.model.objective),
-      batch_size_(batch_size_of(config, split)),
-      seed_(seed_of(config, split)) {}
+      batch_size_(batch_size_for(config, split)),
+      seed_(mask_seed_for(config, split)) {}
 
 std::optional<MaskedBatch> BatchStream::next() {
   rows_.clear();

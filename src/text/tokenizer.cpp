@@ -1,110 +1,90 @@
 #include "mlm/text/tokenizer.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "mlm/text/utf8.h"
+#include "mlm/text/wordpiece_files.h"
 #include "mlm/util/errors.h"
-#include "spm_library.h"
+#include "tokenizer_model.h"
+
+namespace fs = std::filesystem;
 
 namespace mlm::text {
 namespace {
 
-// Encoding cost and memory grow with the input; longer texts go through in pieces of this
-// size, cut at whitespace so the ids are the same as for one call.
-constexpr size_t kEncodePieceBytes = 64 * 1024;
-
-void append_bytes(void* context, const char* data, size_t size) {
-  static_cast<std::string*>(context)->append(data, size);
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataError("tokenizer model '" + path + "' cannot be read");
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
 }
 
-void append_ids(void* context, const int32_t* ids, size_t size) {
-  auto* out = static_cast<std::vector<int32_t>*>(context);
-  out->insert(out->end(), ids, ids + size);
+// A tokenizer.json (or a checkpoint's copy of one) is a JSON object; a sentencepiece model
+// proto starts with a field tag byte (0x0A), never '{'.
+bool looks_like_json(std::string_view bytes) {
+  const size_t first = bytes.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && bytes[first] == '{';
 }
 
-std::string piece_of(const void* processor, int id) {
-  std::string piece;
-  spm_api().id_to_piece(processor, id, append_bytes, &piece);
-  return piece;
-}
-
-bool starts_with_word_marker(const std::string& piece) {
-  return piece.size() >= 3 && piece.compare(0, 3, "\xE2\x96\x81") == 0;
+// A vocab.txt is text: no byte below 0x20 but tab, newline and return. A model proto has
+// tag and length bytes below 0x20 (each piece's score is tagged 0x15).
+bool looks_like_text(std::string_view bytes) {
+  for (const char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 && b != '\t' && b != '\n' && b != '\r') return false;
+  }
+  return !bytes.empty();
 }
 
 }  // namespace
 
 Tokenizer Tokenizer::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError("tokenizer model '" + path + "' cannot be read");
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  Tokenizer t = from_serialized(bytes.str(), path);
+  if (fs::is_directory(path)) {
+    Tokenizer t = from_wordpiece(WordPiece::load(path), path);
+    t.path_ = path;
+    return t;
+  }
+  const std::string bytes = read_bytes(path);
+  if (!looks_like_json(bytes) && looks_like_text(bytes)) {
+    Tokenizer t = from_wordpiece(WordPiece::load(path), path);
+    t.path_ = path;
+    return t;
+  }
+  Tokenizer t = from_serialized(bytes, path);
   t.path_ = path;
   return t;
 }
 
 Tokenizer Tokenizer::from_serialized(const std::string& model_proto, const std::string& origin) {
-  const MlmSpmApi& api = spm_api();
-  char error[512] = {};
-  void* processor = api.load(model_proto.data(), model_proto.size(), error, sizeof error);
-  if (!processor) {
-    throw DataError("tokenizer model '" + origin + "' is not a sentencepiece model: " + error);
+  if (looks_like_json(model_proto)) {
+    return from_wordpiece(WordPiece::from_tokenizer_json(model_proto, origin), origin);
   }
+  auto opened = open_sentencepiece(model_proto, origin);
   Tokenizer t;
-  t.processor_ = std::shared_ptr<void>(processor, api.release);
+  t.model_ = std::move(opened.model);
+  t.vocab_ = std::move(opened.vocab);
   t.serialized_ = model_proto;
-  t.init(origin);
   return t;
 }
 
-void Tokenizer::init(const std::string& origin) {
-  const MlmSpmApi& api = spm_api();
-  const void* sp = processor_.get();
-  std::string missing;
-  int32_t ids[5];
-  for (int k = 0; k < 5; ++k) {
-    const std::string_view name = kSpecialPieces[k];
-    const int id = api.piece_to_id(sp, name.data(), name.size());
-    // piece_to_id answers unk_id for an unknown piece: check the piece really is there.
-    if (id < 0 || piece_of(sp, id) != name) {
-      missing += missing.empty() ? "" : ", ";
-      missing += kSpecialPieces[k];
-    }
-    ids[k] = id;
-  }
-  if (!missing.empty()) {
-    throw DataError("tokenizer model '" + origin + "' lacks the special pieces " + missing +
-                    " (train it with mlm-tokenizer, which adds [PAD] [UNK] [CLS] [SEP] [MASK])");
-  }
-  if (api.unk_id(sp) != ids[1]) {
-    throw DataError("tokenizer model '" + origin + "': its unknown piece is '" +
-                    piece_of(sp, api.unk_id(sp)) + "', expected [UNK]");
-  }
-  vocab_.size = api.piece_size(sp);
-  vocab_.ids = SpecialIds{ids[0], ids[1], ids[2], ids[3], ids[4]};
-  vocab_.is_special.assign(static_cast<size_t>(vocab_.size), 0);
-  vocab_.starts_word.assign(static_cast<size_t>(vocab_.size), 0);
-  for (int i = 0; i < vocab_.size; ++i) {
-    const unsigned flags = api.piece_flags(sp, i);
-    vocab_.is_special[i] = (flags & (kMlmSpmControl | kMlmSpmUnused | kMlmSpmUnknown)) != 0;
-    vocab_.starts_word[i] = starts_with_word_marker(piece_of(sp, i));
-  }
-  for (int32_t id : ids) vocab_.is_special[id] = 1;
+Tokenizer Tokenizer::from_wordpiece(WordPiece wordpiece, const std::string& origin) {
+  auto opened = open_wordpiece(std::move(wordpiece), origin);
+  Tokenizer t;
+  t.model_ = std::move(opened.model);
+  t.vocab_ = std::move(opened.vocab);
+  t.serialized_ = wordpiece_tokenizer_json(*t.model_->wordpiece()).dump(2) + "\n";
+  return t;
 }
+
+TokenizerKind Tokenizer::kind() const { return model_->kind(); }
+
+const WordPiece* Tokenizer::wordpiece() const { return model_->wordpiece(); }
 
 void Tokenizer::encode(std::string_view text, std::vector<int32_t>& out) const {
   out.clear();
-  const MlmSpmApi& api = spm_api();
-  char error[512] = {};
-  while (!text.empty()) {
-    const size_t cut = cut_point(text, kEncodePieceBytes);
-    if (!api.encode(processor_.get(), text.data(), cut, append_ids, &out, error, sizeof error)) {
-      throw DataError(std::string("tokenizer: encoding failed: ") + error);
-    }
-    text.remove_prefix(cut);
-  }
+  model_->encode(text, out);
 }
 
 std::vector<int32_t> Tokenizer::encode(std::string_view text) const {
@@ -113,16 +93,8 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text) const {
   return ids;
 }
 
-std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {
-  std::string text;
-  char error[512] = {};
-  if (!spm_api().decode(processor_.get(), ids.data(), ids.size(), append_bytes, &text, error,
-                        sizeof error)) {
-    throw DataError(std::string("tokenizer: decoding failed: ") + error);
-  }
-  return text;
-}
+std::string Tokenizer::decode(const std::vector<int32_t>& ids) const { return model_->decode(ids); }
 
-std::string Tokenizer::id_to_piece(int32_t id) const { return piece_of(processor_.get(), id); }
+std::string Tokenizer::id_to_piece(int32_t id) const { return model_->id_to_piece(id); }
 
 }  // namespace mlm::text

@@ -144,6 +144,12 @@ class CorpusSentenceIterator {
 
 void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<std::string>& files,
                       const ReadOptions& read, Existing existing) {
+  if (config.type == config::TokenizerType::wordpiece) {
+    throw ConfigError("tokenizer.type: wordpiece tokenizers are loaded from a BERT vocab.txt, "
+                      "tokenizer.json or Hugging Face directory, not trained; mlm-tokenizer "
+                      "trains sentencepiece models only (unigram, bpe)",
+                      "tokenizer.type");
+  }
   auto corpus = resolve_corpus(files, read, config.training_files.empty() ? "data.train_files"
                                                                           : "tokenizer.training_files");
   const int64_t specials = 5;
@@ -225,9 +231,32 @@ void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<s
             config.input_sentence_size, sentences.sentences(), config.model);
 }
 
+namespace {
+
+// tokenizer.type says which kind tokenizer.model must be.
+Tokenizer checked_kind(Tokenizer tokenizer, const config::TokenizerConfig& config) {
+  const bool want_wordpiece = config.type == config::TokenizerType::wordpiece;
+  if (want_wordpiece != (tokenizer.kind() == TokenizerKind::wordpiece)) {
+    throw ConfigError("tokenizer.model: '" + config.model + "' is a " +
+                          (want_wordpiece ? "sentencepiece model" : "WordPiece vocabulary") +
+                          " but tokenizer.type is " + std::string(config::to_string(config.type)) +
+                          (want_wordpiece ? "" : " (set tokenizer.type: wordpiece)"),
+                      "tokenizer.model");
+  }
+  return tokenizer;
+}
+
+}  // namespace
+
 Tokenizer ensure_tokenizer(const config::RunConfig& config) {
   const auto& path = config.tokenizer.model;
-  if (std::filesystem::exists(path)) return Tokenizer::load(path);
+  if (std::filesystem::exists(path)) return checked_kind(Tokenizer::load(path), config.tokenizer);
+  if (config.tokenizer.type == config::TokenizerType::wordpiece) {
+    throw ConfigError("tokenizer.model: '" + path +
+                          "' does not exist (tokenizer.type wordpiece loads a BERT vocab.txt, "
+                          "tokenizer.json or Hugging Face directory; it is never trained)",
+                      "tokenizer.model");
+  }
   if (!config.tokenizer.train_if_missing) {
     throw ConfigError("tokenizer.model: '" + path +
                           "' does not exist (train one with mlm-tokenizer, or set "

@@ -4,16 +4,11 @@
 // scored the same; mlm-fill agrees with the fill-mask pipeline; bad directories and damaged
 // weight files exit 2 with one line and write nothing.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <nlohmann/json.hpp>
+#include <fstream>
 
-#include "cli/cli_run.h"
-#include "config/config_test_util.h"
-#include "mlm/test_paths.h"
+#include "cli/hf_client.h"
 #include "mlm/text/tokenizer.h"
 
 // Named, not anonymous: the unity build compiles the cli tests together.
@@ -21,61 +16,7 @@ namespace mlm::cli::hf_round_trip {
 
 namespace fs = std::filesystem;
 using config::testing::TempDir;
-using testing::CliRun;
-using testing::run_tool;
-using testing::shell_quote;
-using testing::slurp;
-
-std::string fixture(const std::string& name) { return std::string(MLM_FIXTURES_DIR) + "/corpus/" + name; }
-
-// The tiny config on the fixture corpus, its tokenizer in `dir`; `extra` are more --set pairs.
-std::vector<std::string> tiny_args(const TempDir& dir, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"--config", std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml",
-                                   "--set", "tokenizer.model=" + (dir.path() / "spm.model").string(),
-                                   "--set", "data.train_files=[" + fixture("train.txt") + "]",
-                                   "--set", "data.valid_files=[" + fixture("valid.txt") + "]",
-                                   "--set", "eval.max_batches=3", "--set", "train.threads=1",
-                                   "--set", "logging.progress_bar=off"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return args;
-}
-
-// A 20-step tiny run; returns its final checkpoint.
-fs::path train_tiny(const TempDir& dir, const std::string& objective = "mlm") {
-  const auto run_dir = dir.path() / ("run_" + objective);
-  const CliRun run = run_tool("mlm-train", dir,
-                              tiny_args(dir, {"--set", "train.output_dir=" + run_dir.string(), "--set",
-                                              "model.objective=" + objective, "--set", "checkpoint.every_steps=0"}),
-                              false);
-  EXPECT_EQ(run.exit_code, 0) << run.err;
-  return run_dir / "checkpoints" / "step_00000020";
-}
-
-fs::path export_to(const TempDir& dir, const fs::path& checkpoint, const std::string& name,
-                   const std::string& weights = "safetensors") {
-  const auto out = dir.path() / name;
-  const CliRun run =
-      run_tool("mlm-export", dir, {"--checkpoint", checkpoint.string(), "--output", out.string(), "--weights", weights},
-               false);
-  EXPECT_EQ(run.exit_code, 0) << run.err;
-  return out;
-}
-
-// tests/reference/hf_client.py COMMAND ARGS...: its one JSON line.
-nlohmann::json transformers_side(const TempDir& dir, const std::vector<std::string>& args) {
-  std::string command = shell_quote(MLM_PYTHON) + " " + shell_quote(std::string(MLM_SOURCE_DIR) + "/tests/reference/hf_client.py");
-  for (const auto& a : args) command += " " + shell_quote(a);
-  const auto out = (dir.path() / "py.out").string(), err = (dir.path() / "py.err").string();
-  command += " >" + out + " 2>" + err;
-  const int status = std::system(command.c_str());
-  EXPECT_EQ(status, 0) << command << "\n" << slurp(err);
-  try {
-    return nlohmann::json::parse(slurp(out));
-  } catch (const std::exception&) {
-    ADD_FAILURE() << command << ": no JSON\n" << slurp(err);
-    return {};
-  }
-}
+using namespace testing;
 
 // mlm-data --json: the validation batches mlm-eval scores, written to a file for Python.
 std::string valid_batches(const TempDir& dir) {
@@ -87,10 +28,7 @@ std::string valid_batches(const TempDir& dir) {
 }
 
 nlohmann::json mlm_eval(const TempDir& dir, const fs::path& model_dir) {
-  auto args = tiny_args(dir, {"--checkpoint", model_dir.string(), "--json"});
-  const CliRun run = run_tool("mlm-eval", dir, args, false);
-  EXPECT_EQ(run.exit_code, 0) << run.err;
-  return nlohmann::json::parse(run.out);
+  return testing::mlm_eval(dir, model_dir, tiny_args(dir));
 }
 
 void expect_same_scores(const nlohmann::json& ours, const nlohmann::json& theirs) {
@@ -160,12 +98,6 @@ TEST(HfRoundTrip, AModelSavedByTransformersScoresTheSameInMlmTrain) {
 
 // ---- bad input: one line, exit 2, nothing written -------------------------------------------
 
-void expect_one_line_error(const CliRun& run, const std::vector<std::string>& pieces) {
-  EXPECT_EQ(run.exit_code, 2) << run.err;
-  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
-  for (const auto& piece : pieces) EXPECT_NE(run.err.find(piece), std::string::npos) << piece << " not in " << run.err;
-}
-
 TEST(HfRoundTripBadInput, EachDamageIsOneLineNamingTheFileAndNothingIsWritten) {
   TempDir dir;
   const auto good = export_to(dir, train_tiny(dir), "hf");
@@ -177,11 +109,11 @@ TEST(HfRoundTripBadInput, EachDamageIsOneLineNamingTheFileAndNothingIsWritten) {
   };
   auto all_tools = [&](const fs::path& bad, const std::vector<std::string>& pieces) {
     SCOPED_TRACE(bad.string());
-    expect_one_line_error(run_tool("mlm-export", dir, {"--checkpoint", bad.string(), "--output", out.string()}, false),
+    expect_bad_input_line(run_tool("mlm-export", dir, {"--checkpoint", bad.string(), "--output", out.string()}, false),
                           pieces);
     EXPECT_FALSE(fs::exists(out));
-    expect_one_line_error(run_tool("mlm-fill", dir, {"--checkpoint", bad.string(), "a [MASK] b"}, false), pieces);
-    expect_one_line_error(run_tool("mlm-eval", dir, tiny_args(dir, {"--checkpoint", bad.string()}), false), pieces);
+    expect_bad_input_line(run_tool("mlm-fill", dir, {"--checkpoint", bad.string(), "a [MASK] b"}, false), pieces);
+    expect_bad_input_line(run_tool("mlm-eval", dir, tiny_args(dir, {"--checkpoint", bad.string()}), false), pieces);
   };
 
   const auto neither = dir.path() / "neither";

@@ -91,6 +91,12 @@ std::vector<Rule> rules() {
        "tokenizer.max_sentence_length", {"(0) must be >= 1"}},
       {"training_files_empty_item", [](RunConfig& c) { c.tokenizer.training_files = {""}; },
        "tokenizer.training_files", {"tokenizer.training_files: item 1 is an empty string"}},
+      {"wordpiece_lowercase",
+       [](RunConfig& c) {
+         c.tokenizer.type = config::TokenizerType::wordpiece;
+         c.tokenizer.lowercase = true;
+       },
+       "tokenizer.lowercase", {"tokenizer.lowercase (true)", "wordpiece", "tokenizer_config.json"}},
       // data
       {"train_files_empty_item", [](RunConfig& c) { c.data.train_files = {"a.txt", ""}; },
        "data.train_files", {"data.train_files: item 2 is an empty string"}},

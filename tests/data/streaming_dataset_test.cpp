@@ -8,6 +8,7 @@
 
 #include "mlm/data/document_stream.h"
 #include "mlm/data/streaming_dataset.h"
+#include "mlm/text/sentence_split.h"
 #include "mlm/util/errors.h"
 #include "text/tokenizer_fixture.h"
 
@@ -67,9 +68,11 @@ int64_t count_docs(const std::string& path) {
   return n;
 }
 
-TEST(StreamingDataset, PacksFullSentences) {
+// data.packing: tokens (sentence packing: sentence_packing_test.cpp).
+TEST(StreamingDataset, PacksTokenChunks) {
   const auto& tok = fixture_tokenizer();
   auto c = base_config();
+  c.data.packing = config::Packing::tokens;
   StreamingDataset ds(c, tok, Split::valid);
   const auto seqs = take_all(ds);
   ASSERT_GT(seqs.size(), 10u);
@@ -113,9 +116,14 @@ TEST(StreamingDataset, DocumentsStayApartWithoutCrossDocuments) {
 
 TEST(StreamingDataset, SegmentPairsForNspAndSop) {
   const auto& tok = fixture_tokenizer();
-  for (auto objective : {config::Objective::nsp, config::Objective::sop}) {
+  for (auto [objective, packing] : {std::pair{config::Objective::nsp, config::Packing::sentences},
+                                    std::pair{config::Objective::sop, config::Packing::sentences},
+                                    std::pair{config::Objective::nsp, config::Packing::tokens},
+                                    std::pair{config::Objective::sop, config::Packing::tokens}}) {
+    SCOPED_TRACE(std::string(config::to_string(packing)));
     auto c = base_config();
     c.model.objective = objective;
+    c.data.packing = packing;
     StreamingDataset ds(c, tok, Split::train);
     const auto seqs = take(ds, 400);
     int64_t ones = 0;
@@ -184,8 +192,10 @@ TEST(StreamingDataset, HeldOutSplitIsStableAndDisjoint) {
   for (const auto& seq : a) {
     for (auto id : seq.ids) valid_tokens += id > 4;
   }
-  int64_t all_tokens = 0;
-  for (const auto& d : all) all_tokens += static_cast<int64_t>(tok.encode(d).size());
+  int64_t all_tokens = 0;  // sentence packing encodes each sentence (line) on its own
+  for (const auto& d : all) {
+    for (const auto line : text::split_sentences(d)) all_tokens += static_cast<int64_t>(tok.encode(line).size());
+  }
   EXPECT_EQ(train_tokens + valid_tokens, all_tokens);
 }
 
@@ -251,7 +261,7 @@ TEST(StreamingDataset, RanksAreTheSingleStreamDealtRoundRobin) {
     c.model.objective = k.objective;
     c.data.num_workers = k.workers;
     c.data.train_files = {corpus_path("lines.txt"), corpus_path("blocks.txt.gz"), corpus_path("docs.jsonl")};
-    const size_t per_rank = 220;  // NSP packs ~400 sequences an epoch
+    const size_t per_rank = 400;  // sentence-packed NSP: ~600 sequences an epoch
     StreamingDataset single(c, tok, Split::train);
     const auto whole = take(single, per_rank * k.world);
     ASSERT_GT(single.epoch(), 0) << "the test must cross an epoch boundary";
@@ -313,17 +323,19 @@ TEST(StreamingDataset, OutputDoesNotDependOnWorkerCount) {
 
 // Take N, save the position (through JSON), rebuild, the next K are bit-equal: at chunk
 // boundaries (shuffle_buffer 16), inside chunks, and in later epochs.
-void check_resume(config::Objective objective, int workers, int rank, int world, bool cross) {
+void check_resume(config::Objective objective, int workers, int rank, int world, bool cross,
+                  config::Packing packing = config::Packing::sentences) {
   const auto& tok = fixture_tokenizer();
   auto c = base_config();
   c.model.objective = objective;
+  c.data.packing = packing;
   c.data.num_workers = workers;
   c.data.cross_documents = cross;
   c.data.train_files = {corpus_path("lines.txt"), corpus_path("blocks.txt.gz"), corpus_path("docs.jsonl")};
   StreamingDataset full(c, tok, Split::train, rank, world);
-  const auto reference = take(full, 430);
+  const auto reference = take(full, 700);  // sentence-packed NSP: ~600 sequences an epoch
   ASSERT_GT(full.epoch(), 0) << "the test must cross an epoch boundary";
-  for (size_t n : {size_t{0}, size_t{1}, size_t{16}, size_t{17}, size_t{190}, size_t{330}}) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{16}, size_t{17}, size_t{190}, size_t{330}, size_t{590}}) {
     StreamingDataset first(c, tok, Split::train, rank, world);
     take(first, n);
     const auto json = first.position().to_json().dump();
@@ -343,6 +355,18 @@ TEST(StreamingDatasetResume, ThreeWorkersRank1Of2) { check_resume(config::Object
 TEST(StreamingDatasetResume, DocumentsApart) { check_resume(config::Objective::mlm, 2, 0, 1, false); }
 TEST(StreamingDatasetResume, NextSentencePairs) { check_resume(config::Objective::nsp, 2, 0, 1, true); }
 TEST(StreamingDatasetResume, SentenceOrderRank2Of3) { check_resume(config::Objective::sop, 1, 2, 3, true); }
+TEST(StreamingDatasetResume, TokenChunks) {
+  check_resume(config::Objective::mlm, 2, 1, 2, true, config::Packing::tokens);
+}
+TEST(StreamingDatasetResume, TokenChunksApart) {
+  check_resume(config::Objective::mlm, 0, 0, 1, false, config::Packing::tokens);
+}
+TEST(StreamingDatasetResume, NextSentenceTokenPairs) {
+  check_resume(config::Objective::nsp, 2, 0, 1, true, config::Packing::tokens);
+}
+TEST(StreamingDatasetResume, SentenceOrderTokenPairs) {
+  check_resume(config::Objective::sop, 1, 1, 2, true, config::Packing::tokens);
+}
 
 TEST(StreamingDataset, EpochsReshuffleAndSampleIdsStayUnique) {
   const auto& tok = fixture_tokenizer();

@@ -132,10 +132,10 @@ def classify(directory):
                "nine and nineteen", "two plus two is four", "three times three is nine"]
     texts, labels = animals + numbers, [0] * len(animals) + [1] * len(numbers)
     batch = tok(texts, padding=True, return_tensors="pt")
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=2e-3)
     model.train()
     losses = []
-    for _ in range(12):
+    for _ in range(30):
         loss = model(**batch, labels=torch.tensor(labels)).loss
         optimizer.zero_grad()
         loss.backward()
@@ -174,7 +174,7 @@ def hub_bert(directory, corpus):
 def main(argv):
     command, args = argv[1], argv[2:]
     if command == "load":
-        result = {d: load(args[0], d) for d in args[1:]}
+        result = {d: load(d, args[0]) for d in args[1:]}
     elif command == "score":
         result = {d: score(d, args[0]) for d in args[1:]}
     elif command == "save":

@@ -11,9 +11,10 @@ namespace mlm::config {
 enum class Activation { gelu, gelu_tanh };
 enum class NormPosition { post, pre };
 enum class Objective { mlm, nsp, sop };
-enum class TokenizerType { unigram, bpe };
+enum class TokenizerType { unigram, bpe, wordpiece };
 enum class DataFormat { auto_detect, text, jsonl };
 enum class DocSeparator { blank_line, line };
+enum class Packing { sentences, tokens };
 enum class BadRecordPolicy { skip, error };
 enum class MaskingStrategy { token, whole_word, span };
 enum class MaskCount { exact, bernoulli };
@@ -35,9 +36,10 @@ struct EnumNames;
 MLM_ENUM_NAMES(Activation, "gelu", "gelu_tanh")
 MLM_ENUM_NAMES(NormPosition, "post", "pre")
 MLM_ENUM_NAMES(Objective, "mlm", "nsp", "sop")
-MLM_ENUM_NAMES(TokenizerType, "unigram", "bpe")
+MLM_ENUM_NAMES(TokenizerType, "unigram", "bpe", "wordpiece")
 MLM_ENUM_NAMES(DataFormat, "auto", "text", "jsonl")
 MLM_ENUM_NAMES(DocSeparator, "blank_line", "line")
+MLM_ENUM_NAMES(Packing, "sentences", "tokens")
 MLM_ENUM_NAMES(BadRecordPolicy, "skip", "error")
 MLM_ENUM_NAMES(MaskingStrategy, "token", "whole_word", "span")
 MLM_ENUM_NAMES(MaskCount, "exact", "bernoulli")

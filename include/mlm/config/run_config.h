@@ -53,14 +53,18 @@ struct ModelConfig {
 };
 
 struct TokenizerConfig {
-  std::string model = "tokenizer/spm.model";  // sentencepiece .model to load or train
+  std::string model = "tokenizer/spm.model";  // sentencepiece .model to load or train; for
+                                           // wordpiece a BERT vocab.txt, tokenizer.json or
+                                           // Hugging Face directory (loaded, never trained)
   bool train_if_missing = true;            // train `model` from the corpus when it is missing
-  TokenizerType type = TokenizerType::unigram;  // unigram | bpe
+  TokenizerType type = TokenizerType::unigram;  // unigram | bpe (sentencepiece) | wordpiece
   int64_t vocab_size = 30522;              // pieces, the 5 special tokens included
   double character_coverage = 0.9995;      // sentencepiece character_coverage
   int64_t input_sentence_size = 1000000;   // random sample of sentences to train on (bounded)
   int64_t max_sentence_length = 16384;     // longer training sentences are skipped (bytes)
-  bool lowercase = false;                  // lower-case text before encoding (nmt_nfkc_cf)
+  bool lowercase = false;                  // sentencepiece training: lower-case (nmt_nfkc_cf);
+                                           // wordpiece: must stay false, the loaded
+                                           // tokenizer's own config decides
   bool byte_fallback = false;              // unknown characters become <0xXX> byte pieces
   std::vector<std::string> training_files; // empty = data.train_files
 
@@ -88,6 +92,7 @@ struct DataConfig {
   std::string text_field = "text";         // jsonl: field holding the document
   int64_t seq_len = 128;                   // tokens per sequence, [CLS] and [SEP] included
   bool cross_documents = true;             // pack across documents (RoBERTa FULL-SENTENCES)
+  Packing packing = Packing::sentences;    // sequences end at sentence ends | token chunks
   int64_t shuffle_buffer = 10000;          // sequences in the shuffle buffer (1 = no shuffle)
   bool shuffle_files = true;               // new file order every epoch
   int64_t num_workers = 2;                 // background tokenization threads
@@ -104,6 +109,7 @@ struct DataConfig {
     v("text_field", text_field);
     v("seq_len", seq_len);
     v("cross_documents", cross_documents);
+    v("packing", packing);
     v("shuffle_buffer", shuffle_buffer);
     v("shuffle_files", shuffle_files);
     v("num_workers", num_workers);

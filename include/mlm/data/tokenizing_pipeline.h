@@ -3,6 +3,8 @@
 // numbered batches, `num_workers` threads tokenize them, and next() hands them back in
 // batch order, so the output never depends on thread timing. Memory is bounded by the bytes
 // of batches in flight. With num_workers == 0 everything runs on the caller's thread.
+// With sentences kept, each sentence (text/sentence_split.h: a line) is encoded on its own
+// and the document carries where each ends; otherwise the document is encoded whole.
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -19,13 +21,17 @@ namespace mlm::data {
 
 struct TokenizedDocument {
   std::vector<int32_t> ids;
+  // With sentences kept: the token offset just past each sentence, ascending, the last one
+  // ids.size() (sentences without tokens are left out). Empty otherwise.
+  std::vector<int64_t> sentence_ends;
   int64_t epoch = 0;
   StreamCursor start, end;
 };
 
 class TokenizingPipeline {
  public:
-  TokenizingPipeline(DocumentStream stream, const text::Tokenizer& tokenizer, int num_workers);
+  TokenizingPipeline(DocumentStream stream, const text::Tokenizer& tokenizer, int num_workers,
+                     bool keep_sentences = false);
   ~TokenizingPipeline();
   TokenizingPipeline(const TokenizingPipeline&) = delete;
   TokenizingPipeline& operator=(const TokenizingPipeline&) = delete;
@@ -58,6 +64,7 @@ class TokenizingPipeline {
   DocumentStream stream_;
   const text::Tokenizer& tokenizer_;
   const int num_workers_;
+  const bool keep_sentences_;
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;

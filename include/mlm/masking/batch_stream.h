@@ -15,6 +15,11 @@
 
 namespace mlm::masking {
 
+/// Rows per batch: eval.batch_size (when set) for the valid split, else train.micro_batch_size.
+int64_t batch_size_for(const config::RunConfig& config, data::Split split);
+/// The masking seed: eval.seed for the valid split, train.seed for the train split.
+uint64_t mask_seed_for(const config::RunConfig& config, data::Split split);
+
 class BatchStream {
  public:
   /// This rank's shard of `split`, from `resume` (a position() of the same shard) or the start.

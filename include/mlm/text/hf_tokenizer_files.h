@@ -1,7 +1,7 @@
 #pragma once
 // The tokenizer half of a Hugging Face export: the files `AutoTokenizer.from_pretrained`
-// reads (tokenizer.json, tokenizer_config.json, special_tokens_map.json) plus the tokenizer's
-// own model, so that mlm-train reads the directory back too.
+// reads (tokenizer.json, tokenizer_config.json, special_tokens_map.json) plus what mlm-train
+// reads back: tokenizer.model for sentencepiece, vocab.txt beside tokenizer.json for WordPiece.
 #include <cstdint>
 #include <string>
 

@@ -1,6 +1,8 @@
 #pragma once
-// The sentencepiece tokenizer of a run: trains a model from the corpus, loads one, encodes
-// documents to ids. Special pieces have fixed ids in every model mlm-train trains:
+// The tokenizer of a run: a sentencepiece model (unigram or bpe, trained from the corpus or
+// loaded) or a BERT WordPiece vocabulary (loaded only, text/wordpiece.h). Encodes documents
+// to ids without [CLS]/[SEP] (the packer adds them). Special pieces have fixed ids in every
+// model mlm-train trains:
 //   0 [PAD] (pad), 1 [UNK] (unk), 2 [CLS] (bos), 3 [SEP] (eos), 4 [MASK] (user-defined).
 // A loaded model must contain all five pieces; their ids are read from it (SpecialIds).
 #include <cstdint>
@@ -17,13 +19,23 @@ namespace mlm::text {
 
 inline constexpr const char* kSpecialPieces[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
 
+enum class TokenizerKind { sentencepiece, wordpiece };
+
+class TokenizerModel;  // the model behind a Tokenizer (src/text/tokenizer_model.h)
+class WordPiece;       // text/wordpiece.h
+
 class Tokenizer {
  public:
-  /// Loads a sentencepiece .model. DataError naming the file when it cannot be read or
-  /// parsed, or when special pieces are missing (all missing ones are listed).
+  /// Loads a sentencepiece .model, a BERT vocab.txt, a Hugging Face tokenizer.json (WordPiece),
+  /// or a directory holding tokenizer.json or vocab.txt (tokenizer.json preferred); the kind
+  /// is told by content (see looks_like_* in tokenizer.cpp). DataError naming the file when it
+  /// cannot be read or parsed, or when special pieces are missing (all missing ones listed).
   static Tokenizer load(const std::string& path);
-  /// The same from the model proto bytes (as a checkpoint stores them); `origin` names them.
+  /// The same from serialized_model() bytes (as a checkpoint stores them): a sentencepiece
+  /// model proto, or a WordPiece tokenizer.json text; `origin` names them in errors.
   static Tokenizer from_serialized(const std::string& model_proto, const std::string& origin);
+  /// Wraps an already loaded WordPiece vocabulary.
+  static Tokenizer from_wordpiece(WordPiece wordpiece, const std::string& origin);
 
   /// What train() does when `config.model` exists by the time the new model is written.
   enum class Existing {
@@ -32,14 +44,19 @@ class Tokenizer {
               // stays (the first writer wins, so no run's tokenizer is replaced under it)
   };
 
-  /// Trains a model on the documents of `files` (paths or globs; format per file as in
-  /// `read`) and writes it atomically to `config.model`. Reads at most a bounded sample
-  /// (see tokenizer_training.cpp); ConfigError for settings sentencepiece rejects.
+  /// Trains a sentencepiece model on the documents of `files` (paths or globs; format per
+  /// file as in `read`) and writes it atomically to `config.model`. Reads at most a bounded
+  /// sample (see tokenizer_training.cpp); ConfigError for settings sentencepiece rejects and
+  /// for tokenizer.type wordpiece (never trained).
   static void train(const config::TokenizerConfig& config, const std::vector<std::string>& files,
                     const ReadOptions& read = {}, Existing existing = Existing::replace);
 
   const VocabInfo& vocab() const { return vocab_; }
   int64_t size() const { return vocab_.size; }
+  TokenizerKind kind() const;
+  /// The WordPiece model of a wordpiece tokenizer (text/wordpiece_files.h writes its files);
+  /// nullptr for sentencepiece.
+  const WordPiece* wordpiece() const;
 
   /// Replaces `out` by the ids of `text` (its capacity is reused). Long texts are encoded in
   /// pieces cut at whitespace, which gives the same ids as one call.
@@ -50,15 +67,15 @@ class Tokenizer {
 
   /// The file the model was loaded from ("" when built from bytes).
   std::string model_path() const { return path_; }
-  /// The model proto bytes: a checkpoint stores them; from_serialized() restores them.
+  /// What a checkpoint stores as tokenizer.model and from_serialized() restores: the
+  /// sentencepiece model proto bytes, or for wordpiece the tokenizer.json text
+  /// (wordpiece_tokenizer_json), which holds the vocabulary and the normalizer options.
   const std::string& serialized_model() const { return serialized_; }
 
  private:
   Tokenizer() = default;
-  void init(const std::string& origin);
 
-  std::shared_ptr<void> processor_;  // a sentencepiece processor inside the bridge
-                                     // (src/text/spm_library.h), shared by copies
+  std::shared_ptr<const TokenizerModel> model_;  // shared by copies; immutable
   VocabInfo vocab_;
   std::string path_;
   std::string serialized_;
@@ -66,7 +83,9 @@ class Tokenizer {
 
 /// The run's tokenizer: loads tokenizer.model, or trains it first from
 /// tokenizer.training_files (default data.train_files) when the file is missing and
-/// tokenizer.train_if_missing is set; otherwise ConfigError naming tokenizer.model.
+/// tokenizer.train_if_missing is set; otherwise ConfigError naming tokenizer.model. With
+/// tokenizer.type wordpiece it only loads (a missing model is that ConfigError). ConfigError
+/// too when the model's kind does not match tokenizer.type.
 Tokenizer ensure_tokenizer(const config::RunConfig& config);
 
 }  // namespace mlm::text

@@ -1,6 +1,6 @@
 #pragma once
 // What the masking collator and the model need to know about the vocabulary, without
-// depending on sentencepiece: special ids, which pieces are special, which begin a word.
+// depending on the tokenizer: special ids, which pieces are special, which begin a word.
 #include <cstdint>
 #include <vector>
 
@@ -20,7 +20,9 @@ struct VocabInfo {
   int64_t size = 0;                    // number of pieces (unpadded)
   SpecialIds ids;
   std::vector<uint8_t> is_special;     // [size]: never selected, never a random replacement
-  std::vector<uint8_t> starts_word;    // [size]: piece begins with U+2581 (whole-word masking)
+  std::vector<uint8_t> starts_word;    // [size]: piece begins a word (whole-word masking):
+                                       // sentencepiece: starts with U+2581; WordPiece: does
+                                       // not start with the "##" continuation prefix
 };
 
 }  // namespace mlm::text

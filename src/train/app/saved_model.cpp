@@ -13,9 +13,12 @@ namespace fs = std::filesystem;
 namespace mlm::train {
 namespace {
 
-/// The tokenizer that goes with the weights: the directory's own copy, else the config's.
+/// The tokenizer that goes with the weights: the directory's own copy, else the config's. A
+/// checkpoint's tokenizer.model is a sentencepiece model or, for a wordpiece run, tokenizer.json
+/// text (Tokenizer::load tells them apart); an export of a sentencepiece run holds
+/// tokenizer.model beside its tokenizer.json, a WordPiece one tokenizer.json and vocab.txt.
 text::Tokenizer load_tokenizer(const fs::path& dir, const config::RunConfig& config) {
-  for (const char* name : {"tokenizer.model", "spiece.model", "sentencepiece.model"}) {
+  for (const char* name : {"tokenizer.model", "spiece.model", "sentencepiece.model", "tokenizer.json", "vocab.txt"}) {
     if (fs::exists(dir / name)) return text::Tokenizer::load((dir / name).string());
   }
   log::info("model", "{} holds no tokenizer model; using tokenizer.model {}", dir.string(),

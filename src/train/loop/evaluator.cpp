@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "mlm/masking/batch_stream.h"
 #include "mlm/train/app/device.h"
 #include "mlm/train/loop/sum_across_ranks.h"
 #include "mlm/train/loop/training_step.h"
@@ -13,45 +12,46 @@ namespace mlm::train {
 EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& config,
                     const text::Tokenizer& tokenizer, dist::Communicator& comm,
                     const torch::Device& device) {
+  const masking::ValidationBatches batches(config, tokenizer, comm.rank(), comm.world_size());
+  return evaluate(model, config, batches, comm, device);
+}
+
+EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& config,
+                    const masking::ValidationBatches& batches, dist::Communicator& comm,
+                    const torch::Device& device) {
   const auto start = SteadyClock::now();
-  const int world = comm.world_size();
-  // eval.max_batches bounds the whole evaluation: each rank takes its share.
-  const int64_t max_batches =
-      config.eval.max_batches > 0 ? (config.eval.max_batches + world - 1) / world : 0;
   const bool bf16 = use_bf16(config.train.precision, device);
-  masking::BatchStream stream(config, tokenizer, data::Split::valid, comm.rank(), world);
 
   const bool was_training = model->is_training();
   model->eval();
   torch::NoGradGuard no_grad;
   double loss_sum = 0, nsp_loss_sum = 0;
-  int64_t masked = 0, correct = 0, pairs = 0, nsp_correct = 0, sequences = 0, batches = 0;
-  std::vector<double> label_counts(static_cast<size_t>(tokenizer.vocab().size), 0.0);
-  while (max_batches == 0 || batches < max_batches) {
-    const auto batch = stream.next();
-    if (!batch) break;
-    const auto out = forward_batch(model, *batch, device, bf16);
+  int64_t masked = 0, correct = 0, pairs = 0, nsp_correct = 0, sequences = 0, scored = 0;
+  std::vector<double> label_counts(static_cast<size_t>(batches.vocab_size()), 0.0);
+  for (int64_t index = 0; index < batches.size(); ++index) {
+    const masking::MaskedBatch batch = batches.batch(index);
+    const auto out = forward_batch(model, batch, device, bf16);
     loss_sum += out.mlm_loss_sum.item<double>();
     correct += out.mlm_correct.item<int64_t>();
-    masked += batch->num_masked();
-    for (const int64_t position : batch->masked_positions) {
-      const auto label = static_cast<size_t>(batch->labels[static_cast<size_t>(position)]);
+    masked += batch.num_masked();
+    for (const int64_t position : batch.masked_positions) {
+      const auto label = static_cast<size_t>(batch.labels[static_cast<size_t>(position)]);
       if (label < label_counts.size()) label_counts[label] += 1;
     }
     if (out.nsp_loss_sum.defined()) {
       nsp_loss_sum += out.nsp_loss_sum.item<double>();
       nsp_correct += out.nsp_correct.item<int64_t>();
-      pairs += static_cast<int64_t>(batch->nsp_labels.size());
+      pairs += static_cast<int64_t>(batch.nsp_labels.size());
     }
-    sequences += batch->batch_size;
-    ++batches;
+    sequences += batch.batch_size;
+    ++scored;
   }
   if (was_training) model->train();
 
   const auto t = sum_across_ranks(
       comm, {loss_sum, nsp_loss_sum, static_cast<double>(masked), static_cast<double>(correct),
              static_cast<double>(pairs), static_cast<double>(nsp_correct),
-             static_cast<double>(sequences), static_cast<double>(batches)});
+             static_cast<double>(sequences), static_cast<double>(scored)});
   EvalResult result;
   result.mlm_loss_sum = t[0];
   result.nsp_loss_sum = t[1];

@@ -147,7 +147,11 @@ int Trainer::finish(StopReason stop, const MetricsWindow& window) {
 }
 
 EvalResult Trainer::evaluate_and_log() {
-  const auto result = evaluate(model_, config_, *tokenizer_, *comm_, device_);
+  if (!valid_batches_) {  // read and tokenized once per run, masked anew at each evaluation
+    valid_batches_ = std::make_unique<masking::ValidationBatches>(config_, *tokenizer_, comm_->rank(),
+                                                                  comm_->world_size());
+  }
+  const auto result = evaluate(model_, config_, *valid_batches_, *comm_, device_);
   last_eval_ = result;
   last_eval_step_ = state_.step;
   if (comm_->is_main()) {

@@ -14,6 +14,7 @@
 #include "mlm/config/run_config.h"
 #include "mlm/dist/communicator.h"
 #include "mlm/masking/batch_stream.h"
+#include "mlm/masking/validation_batches.h"
 #include "mlm/model/bert.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/train/app/metrics_log.h"
@@ -97,6 +98,7 @@ class Trainer {
   std::unique_ptr<LrSchedule> lr_;
   std::unique_ptr<RunSchedule> schedule_;
   std::unique_ptr<masking::BatchStream> batches_;
+  std::unique_ptr<masking::ValidationBatches> valid_batches_;  // read at the first evaluation
   std::unique_ptr<MetricsLog> metrics_;
   std::unique_ptr<ProgressLine> progress_;
   TrainerState state_;

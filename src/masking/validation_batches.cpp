@@ -1,0 +1,38 @@
+#include "mlm/masking/validation_batches.h"
+
+#include "mlm/data/streaming_dataset.h"
+#include "mlm/masking/batch_stream.h"
+#include "mlm/util/elapsed.h"
+#include "mlm/util/logging.h"
+
+namespace mlm::masking {
+
+ValidationBatches::ValidationBatches(const config::RunConfig& config, const text::Tokenizer& tokenizer,
+                                     int rank, int world_size)
+    : collator_(config.masking, tokenizer.vocab(), config.data.seq_len, config.model.objective),
+      seed_(mask_seed_for(config, data::Split::valid)),
+      vocab_size_(tokenizer.vocab().size) {
+  const auto start = SteadyClock::now();
+  // eval.max_batches bounds the whole evaluation: each rank keeps its share.
+  const int64_t max_batches =
+      config.eval.max_batches > 0 ? (config.eval.max_batches + world_size - 1) / world_size : 0;
+  const int64_t batch_size = batch_size_for(config, data::Split::valid);
+  data::StreamingDataset dataset(config, tokenizer, data::Split::valid, rank, world_size);
+  data::PackedSequence sequence;
+  while (max_batches == 0 || size() < max_batches) {
+    std::vector<data::PackedSequence> rows;
+    while (static_cast<int64_t>(rows.size()) < batch_size && dataset.next(sequence)) {
+      tokens_ += static_cast<int64_t>(sequence.ids.size());
+      rows.push_back(std::move(sequence));
+    }
+    if (rows.empty()) break;
+    sequences_ += static_cast<int64_t>(rows.size());
+    batches_.push_back(std::move(rows));
+  }
+  log::info("eval", "validation set: {} batches, {} sequences, {} tokens, read in {:.2f} s",
+            size(), sequences_, tokens_, seconds_since(start));
+}
+
+MaskedBatch ValidationBatches::batch(int64_t index) const { return collator_(batches_.at(index), seed_); }
+
+}  // namespace mlm::masking
