@@ -3,7 +3,7 @@
 # configs/mini.yaml (the tokenizer is trained first when missing), evaluate the final
 # checkpoint, print its masked-token accuracy, draw the training curves and show what it
 # predicts for a few [MASK]s (mlm-fill).
-# Training takes about 9.5 minutes in fp32 on 2 cores without AVX-512 (measured, README); on
+# Training takes about 10 minutes in fp32 on 2 cores without AVX-512 (measured, README); on
 # CPUs with AVX512-BF16 and GPUs train.precision auto picks bf16.
 # Re-running continues (or re-evaluates) runs/mini.
 #   scripts/quickstart.sh [extra mlm-train arguments, e.g. --set train.max_steps=200]
