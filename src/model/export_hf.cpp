@@ -1,27 +1,13 @@
 #include "mlm/model/export_hf.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include "mlm/model/safetensors.h"
-#include "mlm/util/errors.h"
+#include "mlm/util/atomic_file.h"
 #include "mlm/util/logging.h"
 
 namespace mlm::model {
 namespace fs = std::filesystem;
-namespace {
-
-void write_json(const fs::path& path, const nlohmann::json& json) {
-  const fs::path tmp = path.string() + ".tmp";
-  std::ofstream out(tmp, std::ios::trunc);
-  out << json.dump(2) << "\n";
-  out.close();
-  std::error_code ec;
-  if (out) fs::rename(tmp, path, ec);
-  if (!out || ec) throw CheckpointError(path.string() + ": cannot write");
-}
-
-}  // namespace
 
 nlohmann::json hf_config_json(const BertForPreTraining& model) {
   const auto& c = model->config();
@@ -61,7 +47,7 @@ void write_hf_model(BertForPreTraining& model, const std::string& output_dir, We
               "bert.encoder.final_layer_norm; the export is for mlm-train (model.init_from) and "
               "custom code");
   const fs::path dir(output_dir);
-  write_json(dir / "config.json", hf_config_json(model));
+  write_file_atomically(dir / "config.json", hf_config_json(model).dump(2) + "\n");
   if (format == WeightFormat::safetensors)
     write_safetensors((dir / "model.safetensors").string(), to_hf_state_dict(model));
   else

@@ -3,43 +3,29 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
 
 #include "mlm/text/sentencepiece_json.h"
 #include "mlm/text/wordpiece_files.h"
-#include "mlm/util/errors.h"
+#include "mlm/util/atomic_file.h"
 
 namespace mlm::text {
 namespace fs = std::filesystem;
-namespace {
-
-void write_file(const fs::path& path, const std::string& bytes) {
-  const fs::path tmp = path.string() + ".tmp";
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  out.close();
-  std::error_code ec;
-  if (out) fs::rename(tmp, path, ec);
-  if (!out || ec) throw DataError(path.string() + ": cannot write");
-}
-
-}  // namespace
 
 void write_hf_tokenizer(const Tokenizer& tokenizer, const std::string& dir, int64_t model_max_length) {
   const fs::path out(dir);
   if (const WordPiece* wordpiece = tokenizer.wordpiece()) {
-    write_file(out / "tokenizer.json", wordpiece_tokenizer_json(*wordpiece).dump(2) + "\n");
-    write_file(out / "vocab.txt", wordpiece_vocab_txt(*wordpiece));
+    write_file_atomically(out / "tokenizer.json", wordpiece_tokenizer_json(*wordpiece).dump(2) + "\n");
+    write_file_atomically(out / "vocab.txt", wordpiece_vocab_txt(*wordpiece));
   } else {
     const auto origin = tokenizer.model_path().empty() ? std::string("tokenizer model") : tokenizer.model_path();
-    write_file(out / "tokenizer.json",
+    write_file_atomically(out / "tokenizer.json",
                sentencepiece_tokenizer_json(tokenizer.serialized_model(), tokenizer.vocab().ids, origin).dump(2) + "\n");
     // mlm-train (mlm-eval, mlm-fill, model.init_from users) reads the model itself back.
-    write_file(out / "tokenizer.model", tokenizer.serialized_model());
+    write_file_atomically(out / "tokenizer.model", tokenizer.serialized_model());
   }
   // A fast tokenizer class that takes tokenizer.json as it is, for both kinds.
-  write_file(out / "tokenizer_config.json", tokenizer_config_json(model_max_length).dump(2) + "\n");
-  write_file(out / "special_tokens_map.json", special_tokens_map_json().dump(2) + "\n");
+  write_file_atomically(out / "tokenizer_config.json", tokenizer_config_json(model_max_length).dump(2) + "\n");
+  write_file_atomically(out / "special_tokens_map.json", special_tokens_map_json().dump(2) + "\n");
 }
 
 }  // namespace mlm::text

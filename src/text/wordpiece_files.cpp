@@ -1,10 +1,7 @@
 #include "mlm/text/wordpiece_files.h"
 
 #include <algorithm>
-#include <fstream>
 #include <stdexcept>
-
-#include "mlm/util/errors.h"
 
 namespace mlm::text {
 namespace {
@@ -96,13 +93,6 @@ std::string wordpiece_vocab_txt(const WordPiece& wordpiece) {
     text += '\n';
   }
   return text;
-}
-
-void write_wordpiece_vocab(const WordPiece& wordpiece, const std::string& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  const std::string text = wordpiece_vocab_txt(wordpiece);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!out) throw DataError("cannot write vocab '" + path + "'");
 }
 
 }  // namespace mlm::text

@@ -10,8 +10,8 @@
 namespace mlm::text {
 
 /// Writes the tokenizer files into the existing directory `dir`, each through a temporary
-/// renamed into place; `model_max_length` is the model's position count. DataError naming the
-/// file when one cannot be written.
+/// renamed into place; `model_max_length` is the model's position count. CheckpointError naming
+/// the file when one cannot be written (as for the weights beside them).
 void write_hf_tokenizer(const Tokenizer& tokenizer, const std::string& dir, int64_t model_max_length);
 
 }  // namespace mlm::text

@@ -21,7 +21,5 @@ nlohmann::ordered_json wordpiece_tokenizer_json(const Tokenizer& tokenizer);
 
 /// vocab.txt: one token per line, in id order.
 std::string wordpiece_vocab_txt(const WordPiece& wordpiece);
-/// Writes vocab.txt to `path`; DataError naming it when it cannot be written.
-void write_wordpiece_vocab(const WordPiece& wordpiece, const std::string& path);
 
 }  // namespace mlm::text
