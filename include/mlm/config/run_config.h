@@ -98,6 +98,9 @@ struct DataConfig {
   int64_t num_workers = 2;                 // background tokenization threads
   int64_t prefetch_sequences = 4096;       // bound of the queue between workers and trainer
   BadRecordPolicy on_bad_record = BadRecordPolicy::skip;  // skip (count, warn) | error
+  std::string store;                       // prepared token store (mlm-data prepare writes it
+                                           // from train_files/valid_files); when set, runs
+                                           // read it instead of the text files
 
   template <class V>
   void visit(V& v) {
@@ -115,6 +118,7 @@ struct DataConfig {
     v("num_workers", num_workers);
     v("prefetch_sequences", prefetch_sequences);
     v("on_bad_record", on_bad_record);
+    v("store", store);
   }
 };
 

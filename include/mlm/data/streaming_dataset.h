@@ -38,22 +38,13 @@
 #include "mlm/data/data_position.h"
 #include "mlm/data/packed_sequence.h"
 #include "mlm/data/packer.h"
+#include "mlm/data/sequence_source.h"
 #include "mlm/data/tokenizing_pipeline.h"
 #include "mlm/text/tokenizer.h"
 
 namespace mlm::data {
 
-enum class Split { train, valid };
-
-struct DataCounters {
-  int64_t sequences = 0;           // returned by next()
-  int64_t tokens = 0;              // ids in the returned sequences (specials included)
-  int64_t documents = 0;           // documents tokenized (the whole stream, read-ahead included)
-  int64_t bad_records = 0;         // skipped (data.on_bad_record: skip)
-  int64_t invalid_utf8_fixes = 0;  // invalid UTF-8 sequences replaced
-};
-
-class StreamingDataset {
+class StreamingDataset : public SequenceSource {
  public:
   /// Checks the corpus first (DataError naming a missing, unreadable or binary file, a glob
   /// matching nothing, an empty list). `resume` must come from position() of a dataset of the
@@ -62,18 +53,19 @@ class StreamingDataset {
   StreamingDataset(const config::RunConfig& config, const text::Tokenizer& tokenizer, Split split,
                    int rank = 0, int world_size = 1,
                    std::optional<DataPosition> resume = std::nullopt);
-  ~StreamingDataset();
+  ~StreamingDataset() override;
   StreamingDataset(const StreamingDataset&) = delete;
   StreamingDataset& operator=(const StreamingDataset&) = delete;
 
   /// The next sequence. Train: never ends (epoch after epoch). Valid: false after one pass.
   /// DataError when an epoch packs into no sequence at all (empty corpus).
-  bool next(PackedSequence& out);
+  bool next(PackedSequence& out) override;
 
   /// Rebuilding from this yields exactly the sequences that would come next.
   DataPosition position() const { return position_; }
-  int64_t epoch() const { return position_.epoch; }
-  DataCounters counters() const;
+  nlohmann::json resume_state() const override;
+  int64_t epoch() const override { return position_.epoch; }
+  DataCounters counters() const override;
 
  private:
   struct Output {

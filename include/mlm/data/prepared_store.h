@@ -1,0 +1,112 @@
+#pragma once
+// A prepared token store: a corpus tokenized once (`mlm-data prepare`, store_writer.h) into
+// memory-mapped token files with an index of document and sentence boundaries, so that a
+// training rank reads only its own sequences by index and never tokenizes.
+//
+// Layout of a store directory (all integers little-endian):
+//   manifest.json          written last (atomically): the store is complete iff it exists.
+//     {"format": "mlm-train prepared store", "version": 1,
+//      "tokenizer": {"fingerprint": "<16 hex>", "type": "unigram|bpe|wordpiece",
+//                    "vocab_size": N},
+//      "token_bytes": 2 | 4,          // uint16 when vocab_size <= 65536, else uint32
+//      "sentences": "line",           // how sentences were cut (text/sentence_split.h)
+//      "sources": {"train": [{"path", "bytes", "mtime_ns"}...], "valid": [...]},
+//      "splits": {"train": {"documents", "sentences", "tokens", "shards": [
+//                    {"name": "train/000000", "documents", "sentences", "tokens",
+//                     "tokens_bytes", "index_bytes"}...]},
+//                 "valid": {...}}}    // valid only when the config has validation data
+//   <split>/NNNNNN.tokens  the shard's token ids, documents back to back, no specials.
+//   <split>/NNNNNN.index   header: magic "MLMSIDX1" (8 bytes), uint64 documents,
+//                          uint64 sentences, uint64 tokens; then uint32
+//                          doc_first_sentence[documents + 1] (the sentences of document d are
+//                          [doc_first_sentence[d], doc_first_sentence[d+1]), the last entry
+//                          == sentences); then uint32 sentence_end[sentences] (token offset in
+//                          the shard just past each sentence, ascending, the last == tokens).
+//                          A document has at least one sentence; empty sentences are left out.
+//   prepare.progress.json  while preparing: the shards already written, so a killed
+//                          `prepare` resumes; removed when the manifest is written.
+// A shard holds whole documents (at most ~64M tokens, so uint32 offsets suffice). Shards are
+// written to a temporary name and renamed into place, so a shard file that exists is whole.
+// The tokenizer fingerprint is tokenizer_fingerprint() of the tokenizer that wrote it; a
+// store is refused by a run (or a resumed prepare) with another tokenizer.
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mlm/data/sequence_source.h"
+#include "mlm/text/tokenizer.h"
+
+namespace mlm::data {
+
+/// Stable 64-bit fingerprint of a tokenizer: its kind and serialized model, as 16 hex digits.
+std::string tokenizer_fingerprint(const text::Tokenizer& tokenizer);
+
+/// One shard of one split, memory-mapped (read only).
+class StoreShard {
+ public:
+  int64_t documents() const { return documents_; }
+  int64_t sentences() const { return sentences_; }
+  int64_t tokens() const { return tokens_; }
+  /// Sentences of document d: [doc_first_sentence(d), doc_first_sentence(d + 1)).
+  int64_t doc_first_sentence(int64_t d) const;
+  /// Token offset in the shard just past sentence s.
+  int64_t sentence_end(int64_t s) const;
+  /// Token offset where document d starts / ends.
+  int64_t doc_begin(int64_t d) const;
+  int64_t doc_end(int64_t d) const { return doc_begin(d + 1); }
+  /// Appends tokens [begin, end) of the shard to `out`, and counts the bytes read.
+  void read_tokens(int64_t begin, int64_t end, std::vector<int32_t>& out) const;
+  const std::string& path() const { return tokens_path_; }
+
+ private:
+  friend class PreparedStore;
+  struct Mapping;
+  std::shared_ptr<Mapping> tokens_map_, index_map_;
+  std::string tokens_path_;
+  int64_t documents_ = 0, sentences_ = 0, tokens_ = 0;
+  int token_bytes_ = 2;
+  const uint32_t* doc_first_sentence_ = nullptr;
+  const uint32_t* sentence_end_ = nullptr;
+  std::atomic<int64_t>* bytes_read_ = nullptr;
+};
+
+class PreparedStore {
+ public:
+  /// Opens a complete store's split and maps its shards. DataError naming the file for a
+  /// missing manifest (with "run mlm-data prepare"), a manifest of another format or version,
+  /// a missing split, a missing, truncated or inconsistent shard (sizes and counts are
+  /// checked against the manifest and the index header, never by reading every token).
+  PreparedStore(const std::string& dir, Split split);
+  PreparedStore(const PreparedStore&) = delete;
+  PreparedStore& operator=(const PreparedStore&) = delete;
+
+  /// ConfigError ("tokenizer.model") when the store was written by another tokenizer.
+  void require_tokenizer(const text::Tokenizer& tokenizer) const;
+
+  const nlohmann::json& manifest() const { return manifest_; }
+  const std::string& dir() const { return dir_; }
+  size_t shard_count() const { return shards_.size(); }
+  const StoreShard& shard(size_t i) const { return shards_[i]; }
+  int64_t documents() const { return documents_; }
+  int64_t sentences() const { return sentences_; }
+  int64_t tokens() const { return tokens_; }
+  /// Bytes of tokens and index entries copied out of the mappings so far (read_tokens and the
+  /// index accessors), for the bytes-per-rank measurement.
+  int64_t bytes_read() const { return bytes_read_->load(); }
+
+ private:
+  std::string dir_;
+  nlohmann::json manifest_;
+  std::vector<StoreShard> shards_;
+  int64_t documents_ = 0, sentences_ = 0, tokens_ = 0;
+  std::unique_ptr<std::atomic<int64_t>> bytes_read_;
+};
+
+/// True when `dir` holds a manifest.json (a complete store).
+bool is_prepared_store(const std::string& dir);
+
+}  // namespace mlm::data
