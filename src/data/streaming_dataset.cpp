@@ -276,3 +276,13 @@ DataCounters StreamingDataset::counters() const {
 }
 
 }  // namespace mlm::data
+
+namespace mlm::data {
+
+nlohmann::json StreamingDataset::resume_state() const {
+  auto state = position_.to_json();
+  state["kind"] = "text";
+  return state;
+}
+
+}  // namespace mlm::data
