@@ -1,0 +1,229 @@
+#include "mlm/data/prepared_store.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "mlm/util/errors.h"
+
+namespace mlm::data {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kIndexMagic[8] = {'M', 'L', 'M', 'S', 'I', 'D', 'X', '1'};
+constexpr int64_t kIndexHeaderBytes = 32;
+
+std::string split_key(Split split) { return split == Split::train ? "train" : "valid"; }
+
+int64_t json_count(const nlohmann::json& j, const char* key, const std::string& where) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer() || j[key].get<int64_t>() < 0) {
+    throw DataError(where + ": missing or bad \"" + key + "\"");
+  }
+  return j[key].get<int64_t>();
+}
+
+}  // namespace
+
+// A read-only mapping of a whole file; the file is closed once mapped.
+struct StoreShard::Mapping {
+  const unsigned char* data = nullptr;
+  size_t size = 0;
+
+  Mapping(const std::string& path, bool random_access) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw DataError(path + ": cannot open: " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      const int err = errno;
+      ::close(fd);
+      throw DataError(path + ": cannot stat: " + std::strerror(err));
+    }
+    size = static_cast<size_t>(st.st_size);
+    if (size > 0) {
+      void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+      if (p == MAP_FAILED) {
+        const int err = errno;
+        ::close(fd);
+        throw DataError(path + ": cannot map: " + std::strerror(err));
+      }
+      // A rank reads scattered sequences: read-ahead would fetch other ranks' pages.
+      if (random_access) ::madvise(p, size, MADV_RANDOM);
+      data = static_cast<const unsigned char*>(p);
+    }
+    ::close(fd);
+  }
+  ~Mapping() {
+    if (data != nullptr) ::munmap(const_cast<unsigned char*>(data), size);
+  }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+};
+
+std::string tokenizer_fingerprint(const text::Tokenizer& tokenizer) {
+  // FNV-1a over the kind and the serialized model: stable across runs and machines.
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](std::string_view bytes) {
+    for (unsigned char c : bytes) {
+      h ^= c;
+      h *= 1099511628211ull;
+    }
+  };
+  mix(tokenizer.kind() == text::TokenizerKind::wordpiece ? "wordpiece" : "sentencepiece");
+  mix(std::string_view("\0", 1));
+  mix(tokenizer.serialized_model());
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+bool is_prepared_store(const std::string& dir) {
+  std::error_code ec;
+  return !dir.empty() && fs::is_regular_file(fs::path(dir) / "manifest.json", ec);
+}
+
+int64_t StoreShard::doc_first_sentence(int64_t d) const {
+  bytes_read_->fetch_add(4, std::memory_order_relaxed);
+  return doc_first_sentence_[d];
+}
+
+int64_t StoreShard::sentence_end(int64_t s) const {
+  bytes_read_->fetch_add(4, std::memory_order_relaxed);
+  return sentence_end_[s];
+}
+
+int64_t StoreShard::doc_begin(int64_t d) const {
+  const int64_t first = doc_first_sentence(d);
+  return first == 0 ? 0 : sentence_end(first - 1);
+}
+
+void StoreShard::read_tokens(int64_t begin, int64_t end, std::vector<int32_t>& out) const {
+  if (begin < 0 || end > tokens_ || begin > end) {
+    throw DataError(tokens_path_ + ": token range [" + std::to_string(begin) + ", " +
+                    std::to_string(end) + ") outside the shard's " + std::to_string(tokens_));
+  }
+  const unsigned char* base = tokens_map_->data + begin * token_bytes_;
+  const size_t n = static_cast<size_t>(end - begin);
+  out.reserve(out.size() + n);
+  if (token_bytes_ == 2) {
+    for (size_t i = 0; i < n; ++i) {
+      uint16_t v;
+      std::memcpy(&v, base + 2 * i, 2);
+      out.push_back(v);
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t v;
+      std::memcpy(&v, base + 4 * i, 4);
+      out.push_back(static_cast<int32_t>(v));
+    }
+  }
+  bytes_read_->fetch_add(static_cast<int64_t>(n) * token_bytes_, std::memory_order_relaxed);
+}
+
+PreparedStore::PreparedStore(const std::string& dir, Split split)
+    : dir_(dir), bytes_read_(std::make_unique<std::atomic<int64_t>>(0)) {
+  const fs::path manifest_path = fs::path(dir) / "manifest.json";
+  if (!fs::exists(manifest_path)) {
+    throw DataError("data.store " + dir + ": no manifest.json (not a complete prepared store); "
+                    "run mlm-data prepare --config <your config> first");
+  }
+  const std::string where = manifest_path.string();
+  try {
+    std::ifstream in(manifest_path);
+    manifest_ = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw DataError(where + ": not valid JSON: " + e.what());
+  }
+  if (!manifest_.is_object() || manifest_.value("format", "") != "mlm-train prepared store") {
+    throw DataError(where + ": not an mlm-train prepared store manifest");
+  }
+  if (manifest_.value("version", 0) != 1) {
+    throw DataError(where + ": store version " + manifest_.value("version", nlohmann::json()).dump() +
+                    ", this mlm-train reads version 1; prepare it again");
+  }
+  const int64_t token_bytes = json_count(manifest_, "token_bytes", where);
+  if (token_bytes != 2 && token_bytes != 4) throw DataError(where + ": token_bytes must be 2 or 4");
+  const std::string name = split_key(split);
+  if (!manifest_.contains("splits") || !manifest_["splits"].contains(name)) {
+    throw DataError(where + ": the store has no " + name + " split" +
+                    (split == Split::valid ? " (it was prepared without data.valid_files or "
+                                             "data.valid_fraction)"
+                                           : ""));
+  }
+  const auto& entry = manifest_["splits"][name];
+  if (!entry.contains("shards") || !entry["shards"].is_array()) {
+    throw DataError(where + ": splits." + name + " has no shard list");
+  }
+  for (const auto& s : entry["shards"]) {
+    const std::string shard_where = where + ": splits." + name + " shard";
+    if (!s.is_object() || !s.contains("name") || !s["name"].is_string()) {
+      throw DataError(shard_where + " without a name");
+    }
+    StoreShard shard;
+    shard.documents_ = json_count(s, "documents", shard_where);
+    shard.sentences_ = json_count(s, "sentences", shard_where);
+    shard.tokens_ = json_count(s, "tokens", shard_where);
+    shard.token_bytes_ = static_cast<int>(token_bytes);
+    shard.bytes_read_ = bytes_read_.get();
+    const fs::path base = fs::path(dir) / s["name"].get<std::string>();
+    shard.tokens_path_ = base.string() + ".tokens";
+    const std::string index_path = base.string() + ".index";
+    shard.tokens_map_ = std::make_shared<StoreShard::Mapping>(shard.tokens_path_, true);
+    shard.index_map_ = std::make_shared<StoreShard::Mapping>(index_path, false);
+
+    const size_t want_tokens = static_cast<size_t>(shard.tokens_ * token_bytes);
+    if (shard.tokens_map_->size != want_tokens) {
+      throw DataError(shard.tokens_path_ + ": " + std::to_string(shard.tokens_map_->size) +
+                      " bytes, the manifest says " + std::to_string(want_tokens) +
+                      " (truncated or from another preparation); prepare the store again");
+    }
+    const size_t want_index = static_cast<size_t>(kIndexHeaderBytes + 4 * (shard.documents_ + 1) +
+                                                  4 * shard.sentences_);
+    const auto& index = *shard.index_map_;
+    if (index.size != want_index || std::memcmp(index.data, kIndexMagic, 8) != 0) {
+      throw DataError(index_path + ": " + std::to_string(index.size) + " bytes" +
+                      (index.size >= 8 && std::memcmp(index.data, kIndexMagic, 8) != 0
+                           ? " without the index magic"
+                           : ", the manifest implies " + std::to_string(want_index)) +
+                      " (truncated or damaged); prepare the store again");
+    }
+    uint64_t header[3];
+    std::memcpy(header, index.data + 8, sizeof header);
+    if (static_cast<int64_t>(header[0]) != shard.documents_ ||
+        static_cast<int64_t>(header[1]) != shard.sentences_ ||
+        static_cast<int64_t>(header[2]) != shard.tokens_) {
+      throw DataError(index_path + ": header counts differ from the manifest's");
+    }
+    shard.doc_first_sentence_ = reinterpret_cast<const uint32_t*>(index.data + kIndexHeaderBytes);
+    shard.sentence_end_ = shard.doc_first_sentence_ + shard.documents_ + 1;
+    if (shard.doc_first_sentence_[0] != 0 ||
+        shard.doc_first_sentence_[shard.documents_] != shard.sentences_ ||
+        (shard.sentences_ > 0 && shard.sentence_end_[shard.sentences_ - 1] != shard.tokens_)) {
+      throw DataError(index_path + ": document or sentence table does not cover the shard");
+    }
+    documents_ += shard.documents_;
+    sentences_ += shard.sentences_;
+    tokens_ += shard.tokens_;
+    shards_.push_back(std::move(shard));
+  }
+}
+
+void PreparedStore::require_tokenizer(const text::Tokenizer& tokenizer) const {
+  const std::string mine = tokenizer_fingerprint(tokenizer);
+  const std::string theirs = manifest_.value("tokenizer", nlohmann::json::object()).value("fingerprint", "");
+  if (mine != theirs) {
+    throw ConfigError("tokenizer.model: the prepared store " + dir_ +
+                          " was made with another tokenizer (fingerprint " + theirs +
+                          ", this one is " + mine +
+                          "); prepare the store again with this tokenizer or use its own",
+                      "tokenizer.model");
+  }
+}
+
+}  // namespace mlm::data
