@@ -91,7 +91,7 @@ int run(const Options& options) {
       ++batches;
       elapsed = mlm::seconds_since(start);
     }
-    const auto c = stream.dataset().counters();
+    const auto c = stream.source().counters();
     std::cout << nlohmann::json{{"split", options.split},
                                 {"seconds", elapsed},
                                 {"batches", batches},
@@ -102,7 +102,7 @@ int run(const Options& options) {
                                 {"num_workers", config.data.num_workers},
                                 {"seq_len", config.data.seq_len},
                                 {"batch_size", stream.batch_size()},
-                                {"epoch", stream.dataset().epoch()},
+                                {"epoch", stream.source().epoch()},
                                 {"bad_records", c.bad_records},
                                 {"invalid_utf8_fixes", c.invalid_utf8_fixes}}
                      .dump()
@@ -122,9 +122,9 @@ int run(const Options& options) {
     }
   }
   std::cout.flush();
-  const auto c = stream.dataset().counters();
+  const auto c = stream.source().counters();
   mlm::log::info("data", "{} sequences, epoch {}, {} bad records skipped, {} invalid UTF-8 repaired",
-                 c.sequences, stream.dataset().epoch(), c.bad_records, c.invalid_utf8_fixes);
+                 c.sequences, stream.source().epoch(), c.bad_records, c.invalid_utf8_fixes);
   return 0;
 }
 

@@ -13,8 +13,8 @@ uint64_t mask_seed_for(const config::RunConfig& config, data::Split split) {
 
 BatchStream::BatchStream(const config::RunConfig& config, const text::Tokenizer& tokenizer,
                          data::Split split, int rank, int world_size,
-                         std::optional<data::DataPosition> resume)
-    : dataset_(config, tokenizer, split, rank, world_size, std::move(resume)),
+                         const nlohmann::json* resume)
+    : source_(data::open_sequences(config, tokenizer, split, rank, world_size, resume)),
       collator_(config.masking, tokenizer.vocab(), config.data.seq_len, config.model.objective),
       batch_size_(batch_size_for(config, split)),
       seed_(mask_seed_for(config, split)) {}
@@ -22,7 +22,7 @@ BatchStream::BatchStream(const config::RunConfig& config, const text::Tokenizer&
 std::optional<MaskedBatch> BatchStream::next() {
   rows_.clear();
   data::PackedSequence sequence;
-  while (static_cast<int64_t>(rows_.size()) < batch_size_ && dataset_.next(sequence)) {
+  while (static_cast<int64_t>(rows_.size()) < batch_size_ && source_->next(sequence)) {
     rows_.push_back(std::move(sequence));
   }
   if (rows_.empty()) return std::nullopt;

@@ -1,6 +1,6 @@
 #include "mlm/masking/validation_batches.h"
 
-#include "mlm/data/streaming_dataset.h"
+#include "mlm/data/sequence_source.h"
 #include "mlm/masking/batch_stream.h"
 #include "mlm/util/elapsed.h"
 #include "mlm/util/logging.h"
@@ -17,11 +17,11 @@ ValidationBatches::ValidationBatches(const config::RunConfig& config, const text
   const int64_t max_batches =
       config.eval.max_batches > 0 ? (config.eval.max_batches + world_size - 1) / world_size : 0;
   const int64_t batch_size = batch_size_for(config, data::Split::valid);
-  data::StreamingDataset dataset(config, tokenizer, data::Split::valid, rank, world_size);
+  const auto source = data::open_sequences(config, tokenizer, data::Split::valid, rank, world_size);
   data::PackedSequence sequence;
   while (max_batches == 0 || size() < max_batches) {
     std::vector<data::PackedSequence> rows;
-    while (static_cast<int64_t>(rows.size()) < batch_size && dataset.next(sequence)) {
+    while (static_cast<int64_t>(rows.size()) < batch_size && source->next(sequence)) {
       tokens_ += static_cast<int64_t>(sequence.ids.size());
       rows.push_back(std::move(sequence));
     }

@@ -32,7 +32,7 @@ std::vector<std::string> concat(std::vector<std::string> a, const std::vector<st
 struct RunRecord {
   std::vector<StepStats> steps;
   std::vector<torch::Tensor> params;
-  data::DataPosition position;
+  nlohmann::json position;
   int exit_code = -1;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 // A split's masked batches, drawn the one way the trainer, the evaluator, mlm-bench --data and
-// mlm-data all draw them: rows from the streaming dataset, padded and masked by the collator.
+// mlm-data all draw them: rows from the split's sequence source (data/sequence_source.h),
+// padded and masked by the collator.
 // The train split uses train.micro_batch_size and train.seed, the valid split eval.batch_size
 // (default: the micro-batch size) and eval.seed. Each mask depends only on the seed and the
 // row's sample id, so a resumed run masks exactly as the uninterrupted one.
@@ -9,7 +10,7 @@
 #include <vector>
 
 #include "mlm/config/run_config.h"
-#include "mlm/data/streaming_dataset.h"
+#include "mlm/data/sequence_source.h"
 #include "mlm/masking/masked_batch.h"
 #include "mlm/masking/masking_collator.h"
 
@@ -24,8 +25,7 @@ class BatchStream {
  public:
   /// This rank's shard of `split`, from `resume` (a position() of the same shard) or the start.
   BatchStream(const config::RunConfig& config, const text::Tokenizer& tokenizer, data::Split split,
-              int rank = 0, int world_size = 1,
-              std::optional<data::DataPosition> resume = std::nullopt);
+              int rank = 0, int world_size = 1, const nlohmann::json* resume = nullptr);
 
   /// The next batch: batch_size() rows, fewer at the end of the valid split; nullopt once the
   /// split has ended (the train split never ends).
@@ -35,10 +35,10 @@ class BatchStream {
   const std::vector<data::PackedSequence>& rows() const { return rows_; }
   int64_t batch_size() const { return batch_size_; }
   uint64_t seed() const { return seed_; }
-  const data::StreamingDataset& dataset() const { return dataset_; }
+  const data::SequenceSource& source() const { return *source_; }
 
  private:
-  data::StreamingDataset dataset_;
+  std::unique_ptr<data::SequenceSource> source_;
   MaskingCollator collator_;
   int64_t batch_size_;
   uint64_t seed_;

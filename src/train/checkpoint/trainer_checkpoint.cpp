@@ -26,7 +26,7 @@ std::string first_line(const std::string& text) {
 fs::path Trainer::save_checkpoint() {
   const auto start = SteadyClock::now();
   // Every rank's data position and RNG state, gathered to rank 0 (collective).
-  const nlohmann::json mine = {{"data_position", batches_->dataset().position().to_json()},
+  const nlohmann::json mine = {{"data_position", batches_->source().resume_state()},
                                {"rng", capture_rng_state()}};
   const auto gathered = comm_->all_gather_strings(mine.dump());
   state_.world_size = comm_->world_size();
@@ -137,7 +137,7 @@ void Trainer::refuse_existing_checkpoints() const {
   }
 }
 
-data::DataPosition Trainer::resume_from(const fs::path& dir) {
+nlohmann::json Trainer::resume_from(const fs::path& dir) {
   verify_checkpoint_dir(dir, checkpoint_required_files());
 
   const fs::path config_path = dir / "config.yaml";
@@ -179,12 +179,10 @@ data::DataPosition Trainer::resume_from(const fs::path& dir) {
   }
   const auto& mine = state.ranks[static_cast<size_t>(comm_->rank())];
   restore_rng_state(mine.rng, state_path.string());
-  data::DataPosition position;
-  try {
-    position = data::DataPosition::from_json(mine.data_position);
-  } catch (const std::exception& e) {
-    throw CheckpointError(state_path.string() + ": bad data position: " + first_line(e.what()));
+  if (!mine.data_position.is_object()) {
+    throw CheckpointError(state_path.string() + ": bad data position: expected a JSON object");
   }
+  nlohmann::json position = mine.data_position;
 
   state_ = std::move(state);
   resumed_step_ = state_.step;

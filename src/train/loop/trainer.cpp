@@ -41,14 +41,15 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   lr_ = std::make_unique<LrSchedule>(config_.schedule, config_.optim.learning_rate,
                                      schedule_->horizon());
 
-  std::optional<data::DataPosition> position;
+  std::optional<nlohmann::json> position;
   if (const auto dir = resolve_resume()) {
     position = resume_from(*dir);
   } else if (resume_.empty()) {
     refuse_existing_checkpoints();
   }
   batches_ = std::make_unique<masking::BatchStream>(config_, *tokenizer_, data::Split::train,
-                                                    comm_->rank(), comm_->world_size(), position);
+                                                    comm_->rank(), comm_->world_size(),
+                                                    position ? &*position : nullptr);
 
   if (comm_->is_main()) {  // the run lock made output_dir_
     write_file_durably(output_dir_ / "config.yaml", config::dump_config(config_));

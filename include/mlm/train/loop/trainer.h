@@ -55,7 +55,7 @@ class Trainer {
 
   model::BertForPreTraining& model() { return model_; }
   const TrainerState& state() const { return state_; }
-  data::DataPosition data_position() const { return batches_->dataset().position(); }
+  nlohmann::json data_position() const { return batches_->source().resume_state(); }
   const std::optional<EvalResult>& last_eval() const { return last_eval_; }
   const torch::Device& device() const { return device_; }
   const std::filesystem::path& output_dir() const { return output_dir_; }
@@ -81,7 +81,7 @@ class Trainer {
   /// The checkpoint to resume from, if any.
   std::optional<std::filesystem::path> resolve_resume();
   /// Restores weights, optimizer, RNG and counters; returns this rank's data position.
-  data::DataPosition resume_from(const std::filesystem::path& dir);
+  nlohmann::json resume_from(const std::filesystem::path& dir);
   void refuse_existing_checkpoints() const;
 
   config::RunConfig config_;
