@@ -1,9 +1,14 @@
 // mlm-data: shows what the trainer is fed. `--batches N --json` prints the first N collated,
 // masked batches of a split as JSON lines (with --split valid exactly the batches evaluation
 // scores: same order, eval.batch_size, eval.seed); `--bench` measures read + tokenize + pack +
-// mask throughput.
+// mask throughput (a prepared store: read + pack + mask), with the start-up time, the bytes
+// this rank read and its peak memory. `--from-checkpoint DIR` starts where that checkpoint's
+// run resumes (the rank's saved data position).
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/common/cli_app.h"
 #include "mlm/masking/batch_stream.h"
@@ -11,6 +16,7 @@
 #include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
+#include "mlm/util/proc_stats.h"
 
 namespace {
 
@@ -24,9 +30,30 @@ struct Options {
   bool json = false;
   bool bench = false;
   double bench_seconds = 10;
+  bool bench_epoch = false;
+  std::string from_checkpoint;
   int rank = 0;
   int world_size = 1;
 };
+
+/// The data position `rank` saved in checkpoint `dir` (trainer_state.json).
+nlohmann::json saved_position(const std::string& dir, int rank) {
+  const auto path = std::filesystem::path(dir) / "trainer_state.json";
+  std::ifstream in(path);
+  if (!in) throw mlm::UsageError("--from-checkpoint: cannot read " + path.string());
+  nlohmann::json state;
+  try {
+    state = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw mlm::CheckpointError(path.string() + ": not valid JSON: " + e.what());
+  }
+  const auto& ranks = state.value("ranks", nlohmann::json::array());
+  if (!ranks.is_array() || rank >= static_cast<int>(ranks.size()) ||
+      !ranks[static_cast<size_t>(rank)].contains("data_position")) {
+    throw mlm::CheckpointError(path.string() + ": no data position for rank " + std::to_string(rank));
+  }
+  return ranks[static_cast<size_t>(rank)]["data_position"];
+}
 
 nlohmann::json rows(const std::vector<int64_t>& flat, int64_t batch, int64_t seq_len) {
   auto out = nlohmann::json::array();
@@ -74,25 +101,39 @@ int run(const Options& options) {
     throw mlm::UsageError("--split must be train or valid, got '" + options.split + "'");
   }
   const auto tokenizer = mlm::text::ensure_tokenizer(config);
+  std::optional<nlohmann::json> resume;
+  if (!options.from_checkpoint.empty()) resume = saved_position(options.from_checkpoint, options.rank);
   // The batches the trainer (train) or the evaluator (valid) draws: same sizes, same seeds.
+  const auto opening = mlm::SteadyClock::now();
   mlm::masking::BatchStream stream(
       config, tokenizer, options.split == "valid" ? mlm::data::Split::valid : mlm::data::Split::train,
-      options.rank, options.world_size);
+      options.rank, options.world_size, resume ? &*resume : nullptr);
+  const double open_seconds = mlm::seconds_since(opening);
 
   if (options.bench) {
     const auto start = mlm::SteadyClock::now();
+    const int64_t start_epoch = stream.source().epoch();
     int64_t tokens = 0, batches = 0, masked = 0;
-    double elapsed = 0;
-    while (elapsed < options.bench_seconds) {
+    double elapsed = 0, first_batch_seconds = 0;
+    // --bench-epoch: to the end of the epoch the stream is in (its share of it, per rank).
+    while (options.bench_epoch ? stream.source().epoch() == start_epoch
+                               : elapsed < options.bench_seconds) {
       const auto batch = stream.next();
       if (!batch) break;
       for (auto m : batch->attention_mask) tokens += m;
       masked += batch->num_masked();
-      ++batches;
+      if (batches++ == 0) first_batch_seconds = mlm::seconds_since(start);
       elapsed = mlm::seconds_since(start);
     }
     const auto c = stream.source().counters();
+    const auto io = mlm::process_io();
+    const std::string store =
+        config.data.store.empty() ? "" : std::filesystem::absolute(config.data.store).string();
     std::cout << nlohmann::json{{"split", options.split},
+                                {"rank", options.rank},
+                                {"world_size", options.world_size},
+                                {"open_seconds", open_seconds},
+                                {"first_batch_seconds", first_batch_seconds},
                                 {"seconds", elapsed},
                                 {"batches", batches},
                                 {"sequences", c.sequences},
@@ -104,7 +145,13 @@ int run(const Options& options) {
                                 {"batch_size", stream.batch_size()},
                                 {"epoch", stream.source().epoch()},
                                 {"bad_records", c.bad_records},
-                                {"invalid_utf8_fixes", c.invalid_utf8_fixes}}
+                                {"invalid_utf8_fixes", c.invalid_utf8_fixes},
+                                {"bytes_read", c.bytes_read},
+                                {"proc_rchar", io.rchar},
+                                {"proc_read_bytes", io.read_bytes},
+                                {"store_resident_bytes",
+                                 store.empty() ? 0 : mlm::mapped_resident_bytes(store)},
+                                {"peak_rss_bytes", mlm::peak_rss_bytes()}}
                      .dump()
               << std::endl;
     return 0;
@@ -142,6 +189,10 @@ int main(int argc, char** argv) {
         app.add_flag("--bench", options.bench, "Measure read+tokenize+pack+mask tokens/s");
         app.add_option("--bench-seconds", options.bench_seconds, "Length of --bench")
             ->capture_default_str();
+        app.add_flag("--bench-epoch", options.bench_epoch,
+                     "Run --bench to the end of the current epoch instead of --bench-seconds");
+        app.add_option("--from-checkpoint", options.from_checkpoint,
+                       "Start where this checkpoint's run resumes (its data position for --rank)");
         app.add_option("--rank", options.rank, "Data-parallel rank to show")->capture_default_str();
         app.add_option("--world-size", options.world_size, "Data-parallel world size")
             ->capture_default_str();
