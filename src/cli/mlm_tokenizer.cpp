@@ -13,9 +13,7 @@ int main(int argc, char** argv) {
       [&] {
         mlm::config::RunConfig config;
         if (!options.load(config)) return 0;
-        const auto& files = config.tokenizer.training_files.empty() ? config.data.train_files
-                                                                    : config.tokenizer.training_files;
-        mlm::text::Tokenizer::train(config.tokenizer, files, mlm::text::ReadOptions::from(config.data));
+        mlm::text::Tokenizer::train(config.tokenizer, mlm::text::tokenizer_training_files(config), mlm::text::ReadOptions::from(config.data));
         const auto tokenizer = mlm::text::Tokenizer::load(config.tokenizer.model);
         std::cout << "vocab_size " << tokenizer.size() << "\n"
                   << "model " << tokenizer.model_path() << "\n";

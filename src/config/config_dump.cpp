@@ -2,6 +2,7 @@
 // "  key: value" line per field, in declaration order. Values go through the same codec the
 // loader reads with, so load(dump(c)) == c bit for bit.
 #include "field_codec.h"
+#include "struct_list.h"
 #include "mlm/config/config_loader.h"
 
 namespace mlm::config {

@@ -11,6 +11,7 @@
 #include "config_text.h"
 #include "field_codec.h"
 #include "key_suggest.h"
+#include "struct_list.h"
 #include "mlm/config/validate.h"
 #include "mlm/util/errors.h"
 
@@ -171,8 +172,14 @@ class SectionReader {
     try {
       detail::decode(node, field);
     } catch (const detail::FieldTypeError& e) {
-      const std::string where = from_override_ ? location_ : at_line(location_, node);
-      throw ConfigError(where + ": " + dotted + ": " + e.what(), dotted);
+      // Inside a list of maps the error names the entry's field ("data.sources[1].weight")
+      // and its line.
+      std::string where = location_;
+      if (!from_override_) {
+        where = e.mark().is_null() ? at_line(location_, node)
+                                   : location_ + ":" + std::to_string(e.mark().line + 1);
+      }
+      throw ConfigError(where + ": " + dotted + e.path() + ": " + e.what(), dotted);
     }
   }
 

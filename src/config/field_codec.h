@@ -15,9 +15,19 @@
 namespace mlm::config::detail {
 
 /// A node of the wrong type or spelling; the message reads "expected an integer, got 'abc'"
-/// and the loader prefixes it with the file, line and dotted key.
+/// and the loader prefixes it with the file, line and dotted key. Inside a list of maps
+/// (struct_list.h) it also says where below the key ("[1].weight") and at which node.
 class FieldTypeError : public std::runtime_error {
-  using std::runtime_error::runtime_error;
+ public:
+  explicit FieldTypeError(const std::string& message, std::string path = {},
+                          YAML::Mark mark = YAML::Mark::null_mark())
+      : std::runtime_error(message), path_(std::move(path)), mark_(mark) {}
+  const std::string& path() const { return path_; }  // "" = the key's own value
+  const YAML::Mark& mark() const { return mark_; }    // null = the key's own node
+
+ private:
+  std::string path_;
+  YAML::Mark mark_;
 };
 
 /// "'abc'", "a list", "a map", "nothing": how an unexpected node is named in messages.

@@ -171,7 +171,48 @@ void validate_tokenizer(const TokenizerConfig& t) {
   }
 }
 
+// data.sources: each entry a corpus with a share of the sequences; a mixture replaces
+// data.train_files and data.store (each source names its own files or store).
+void validate_sources(const DataConfig& d) {
+  if (d.sources.empty()) return;
+  if (!d.train_files.empty()) {
+    throw ConfigError("data.sources and data.train_files are both set: a mixture lists its "
+                      "files under data.sources[i].files; remove data.train_files (or "
+                      "data.sources for a single corpus)",
+                      "data.sources");
+  }
+  if (!d.store.empty()) {
+    throw ConfigError("data.sources and data.store are both set: give each source its own "
+                      "prepared store as data.sources[i].store; remove data.store (or "
+                      "data.sources for a single corpus)",
+                      "data.sources");
+  }
+  for (size_t i = 0; i < d.sources.size(); ++i) {
+    const SourceConfig& source = d.sources[i];
+    const std::string path = "data.sources[" + std::to_string(i) + "]";
+    if (!(std::isfinite(source.weight) && source.weight > 0)) {
+      throw ConfigError(path + ".weight (" + number(source.weight) +
+                            ") must be a finite number > 0 (the source's share of the training "
+                            "sequences is its weight over the sum of the weights)",
+                        "data.sources");
+    }
+    if (source.files.empty() && source.store.empty()) {
+      throw ConfigError(path + " has neither files nor store: give files (paths or globs of "
+                            "text files) or store (a directory written by mlm-data prepare)",
+                        "data.sources");
+    }
+    for (size_t k = 0; k < source.files.size(); ++k) {
+      if (source.files[k].empty()) {
+        throw ConfigError(path + ".files: item " + std::to_string(k + 1) +
+                              " is an empty string; give a path or glob, or remove it",
+                          "data.sources");
+      }
+    }
+  }
+}
+
 void validate_data(const DataConfig& d, const ModelConfig& m) {
+  validate_sources(d);
   no_empty_entries("data.train_files", d.train_files);
   no_empty_entries("data.valid_files", d.valid_files);
   in_range("data.valid_fraction", d.valid_fraction, 0, End::closed, 1, End::open,
@@ -308,10 +349,11 @@ void validate_config(const RunConfig& config) {
 }
 
 void require_training_data(const RunConfig& config) {
-  if (config.data.train_files.empty()) {
+  if (config.data.train_files.empty() && config.data.sources.empty()) {
     throw ConfigError(
         "data.train_files is empty: list the training text files, e.g. "
-        "--set data.train_files=[corpus/part1.txt,corpus/part2.txt]",
+        "--set data.train_files=[corpus/part1.txt,corpus/part2.txt] (or a mixture as "
+        "data.sources)",
         "data.train_files");
   }
   // Checked here, before the tokenizer is trained, so a typo costs seconds and exits 2.

@@ -1,5 +1,7 @@
 #include "mlm/data/sequence_source.h"
 
+#include "mlm/data/mixture_source.h"
+#include "mlm/data/prepared_dataset.h"
 #include "mlm/data/streaming_dataset.h"
 #include "mlm/util/errors.h"
 
@@ -7,7 +9,11 @@ namespace mlm::data {
 namespace {
 
 // What kind of source the configuration reads, as resume_state() names it.
-std::string configured_kind(const config::RunConfig& config) {
+std::string configured_kind(const config::RunConfig& config, Split split) {
+  // A mixture's valid split of data.valid_files is their text stream (mixture_source.h).
+  if (!config.data.sources.empty()) {
+    return split == Split::valid && !config.data.valid_files.empty() ? "text" : "mixture";
+  }
   return config.data.store.empty() ? "text" : "prepared";
 }
 
@@ -17,7 +23,7 @@ std::unique_ptr<SequenceSource> open_sequences(const config::RunConfig& config,
                                                const text::Tokenizer& tokenizer, Split split,
                                                int rank, int world_size,
                                                const nlohmann::json* resume) {
-  const std::string kind = configured_kind(config);
+  const std::string kind = configured_kind(config, split);
   if (resume != nullptr) {
     // Positions written before sources had kinds are text-stream positions.
     const std::string saved = resume->is_object() ? resume->value("kind", "text") : "text";
@@ -27,6 +33,9 @@ std::unique_ptr<SequenceSource> open_sequences(const config::RunConfig& config,
                             " source; resume with the data configuration the run started with",
                         "data");
     }
+  }
+  if (kind == "mixture" || !config.data.sources.empty()) {
+    return open_mixture_sequences(config, tokenizer, split, rank, world_size, resume);
   }
   if (kind == "text") {
     std::optional<DataPosition> position;
@@ -39,7 +48,7 @@ std::unique_ptr<SequenceSource> open_sequences(const config::RunConfig& config,
     }
     return std::make_unique<StreamingDataset>(config, tokenizer, split, rank, world_size, position);
   }
-  throw ConfigError("data.store: reading prepared stores is not built in yet", "data.store");
+  return std::make_unique<PreparedDataset>(config, tokenizer, split, rank, world_size, resume);
 }
 
 }  // namespace mlm::data

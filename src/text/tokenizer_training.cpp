@@ -264,10 +264,18 @@ Tokenizer ensure_tokenizer(const config::RunConfig& config) {
                       "tokenizer.model");
   }
   log::info("text", "tokenizer model '{}' is missing: training it first", path);
-  const auto& files = config.tokenizer.training_files.empty() ? config.data.train_files
-                                                              : config.tokenizer.training_files;
-  Tokenizer::train(config.tokenizer, files, ReadOptions::from(config.data), Tokenizer::Existing::keep);
+  Tokenizer::train(config.tokenizer, tokenizer_training_files(config), ReadOptions::from(config.data), Tokenizer::Existing::keep);
   return Tokenizer::load(path);
+}
+
+std::vector<std::string> tokenizer_training_files(const config::RunConfig& config) {
+  if (!config.tokenizer.training_files.empty()) return config.tokenizer.training_files;
+  if (!config.data.train_files.empty()) return config.data.train_files;
+  std::vector<std::string> files;  // a mixture: every source's text files
+  for (const auto& source : config.data.sources) {
+    files.insert(files.end(), source.files.begin(), source.files.end());
+  }
+  return files;
 }
 
 }  // namespace mlm::text

@@ -123,6 +123,15 @@ struct FingerprintCollector {
   void operator()(const char* name, std::array<double, 2>& v) {
     add(name, bits(v[0]) + "," + bits(v[1]));
   }
+  void operator()(const char* name, std::vector<SourceConfig>& v) {
+    std::string text = std::to_string(v.size()) + ":";
+    for (auto& source : v) {
+      text += "{" + std::to_string(source.files.size()) + ":";
+      for (const auto& file : source.files) text += "<" + file + ">";
+      text += "," + bits(source.weight) + ",<" + source.store + ">}";
+    }
+    add(name, text);
+  }
   template <class E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
   void operator()(const char* name, E& v) {
     add(name, std::string(to_string(v)));

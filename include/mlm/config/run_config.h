@@ -83,6 +83,22 @@ struct TokenizerConfig {
   }
 };
 
+/// One corpus of a weighted mixture (data.sources): text files read by the streaming path,
+/// or a prepared store. Its share of the training sequences is weight / sum of the weights.
+struct SourceConfig {
+  std::vector<std::string> files;          // paths or globs (.txt, .jsonl, optionally .gz)
+  double weight = 1.0;                     // relative share of the sequences, > 0
+  std::string store;                       // prepared token store of this corpus (instead
+                                           // of files)
+
+  template <class V>
+  void visit(V& v) {
+    v("files", files);
+    v("weight", weight);
+    v("store", store);
+  }
+};
+
 struct DataConfig {
   std::vector<std::string> train_files;    // paths or globs (.txt, .jsonl, optionally .gz)
   std::vector<std::string> valid_files;    // empty = hold out valid_fraction of train docs
@@ -101,6 +117,8 @@ struct DataConfig {
   std::string store;                       // prepared token store (mlm-data prepare writes it
                                            // from train_files/valid_files); when set, runs
                                            // read it instead of the text files
+  std::vector<SourceConfig> sources;       // a weighted mixture of corpora (instead of
+                                           // train_files): [{files, weight, store}, ...]
 
   template <class V>
   void visit(V& v) {
@@ -119,6 +137,7 @@ struct DataConfig {
     v("prefetch_sequences", prefetch_sequences);
     v("on_bad_record", on_bad_record);
     v("store", store);
+    v("sources", sources);
   }
 };
 

@@ -97,6 +97,8 @@ class PreparedStore {
   /// Bytes of tokens and index entries copied out of the mappings so far (read_tokens and the
   /// index accessors), for the bytes-per-rank measurement.
   int64_t bytes_read() const { return bytes_read_->load(); }
+  /// Adds bytes read from the store's other files (its sequence tables).
+  void count_bytes_read(int64_t bytes) const { bytes_read_->fetch_add(bytes); }
 
  private:
   std::string dir_;

@@ -88,4 +88,8 @@ class Tokenizer {
 /// too when the model's kind does not match tokenizer.type.
 Tokenizer ensure_tokenizer(const config::RunConfig& config);
 
+/// The files a missing tokenizer is trained on: tokenizer.training_files, else
+/// data.train_files, else the text files of every data.sources entry.
+std::vector<std::string> tokenizer_training_files(const config::RunConfig& config);
+
 }  // namespace mlm::text

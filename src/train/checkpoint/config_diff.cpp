@@ -11,8 +11,25 @@ namespace mlm::train {
 namespace {
 
 template <class T>
+std::string leaf_to_string(const T& value);
+
+// An entry of a list of maps (data.sources): "{files: [a.txt], weight: 0.7, store: }".
+struct EntryToString {
+  std::string out;
+  template <class F>
+  void operator()(const char* name, F& value) {
+    out += (out.empty() ? "" : ", ") + std::string(name) + ": " + leaf_to_string(value);
+  }
+};
+
+template <class T>
 std::string leaf_to_string(const T& value) {
-  if constexpr (std::is_enum_v<T>) {
+  if constexpr (std::is_same_v<T, config::SourceConfig>) {
+    T entry = value;  // visit() is non-const
+    EntryToString fields;
+    entry.visit(fields);
+    return "{" + fields.out + "}";
+  } else if constexpr (std::is_enum_v<T>) {
     return std::string(config::to_string(value));
   } else if constexpr (std::is_same_v<T, bool>) {
     return value ? "true" : "false";
