@@ -3,7 +3,8 @@
 // scores: same order, eval.batch_size, eval.seed); `--bench` measures read + tokenize + pack +
 // mask throughput (a prepared store: read + pack + mask), with the start-up time, the bytes
 // this rank read and its peak memory. `--from-checkpoint DIR` starts where that checkpoint's
-// run resumes (the rank's saved data position).
+// run resumes (the rank's saved data position). `prepare` tokenizes the corpus once into a
+// prepared store (data.store).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include "cli/common/cli_app.h"
 #include "mlm/masking/batch_stream.h"
 #include "mlm/text/tokenizer.h"
+#include "mlm/train/app/prepare_command.h"
 #include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
@@ -179,10 +181,20 @@ int run(const Options& options) {
 
 int main(int argc, char** argv) {
   Options options;
+  mlm::data::PrepareOptions prepare;
+  CLI::App* prepare_app = nullptr;
   return mlm::cli::run_main(
       "mlm-data", "Print collated, masked batches of a split, or measure data throughput", argc, argv,
       [&](CLI::App& app) {
         options.config.add_to(app);
+        // `mlm-data prepare --config F`: --config and --set fall through to the options above.
+        prepare_app = app.add_subcommand(
+            "prepare", "Tokenize data.train_files (and the valid split) once into the prepared store data.store");
+        prepare_app->fallthrough();
+        prepare_app->add_option("--threads", prepare.threads, "Tokenizing threads (0 = one per core)")
+            ->capture_default_str();
+        prepare_app->add_flag("--overwrite", prepare.overwrite,
+                                  "Delete the store's own files first (a complete store too)");
         app.add_option("--split", options.split, "train or valid")->capture_default_str();
         app.add_option("--batches", options.batches, "Batches to print")->capture_default_str();
         app.add_flag("--json", options.json, "One JSON object per batch");
@@ -197,5 +209,9 @@ int main(int argc, char** argv) {
         app.add_option("--world-size", options.world_size, "Data-parallel world size")
             ->capture_default_str();
       },
-      [&] { return run(options); });
+      [&] {
+        if (!prepare_app->parsed()) return run(options);
+        mlm::config::RunConfig config;
+        return options.config.load(config) ? mlm::train::prepare_command(config, prepare) : 0;
+      });
 }

@@ -87,6 +87,17 @@ bool is_prepared_store(const std::string& dir) {
   return !dir.empty() && fs::is_regular_file(fs::path(dir) / "manifest.json", ec);
 }
 
+bool store_has_split(const std::string& dir, Split split) {
+  if (!is_prepared_store(dir)) return false;
+  try {
+    std::ifstream in(fs::path(dir) / "manifest.json");
+    const auto manifest = nlohmann::json::parse(in);
+    return manifest.contains("splits") && manifest["splits"].contains(split_key(split));
+  } catch (const std::exception&) {
+    return false;  // PreparedStore names what is wrong when the store is opened
+  }
+}
+
 int64_t StoreShard::doc_first_sentence(int64_t d) const {
   bytes_read_->fetch_add(4, std::memory_order_relaxed);
   return doc_first_sentence_[d];

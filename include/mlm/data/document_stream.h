@@ -51,6 +51,8 @@ class DocumentStream {
   StreamEvent next(StreamDocument& doc);
   /// Bad records and UTF-8 repairs of every file read so far.
   text::ReaderCounters counters() const;
+  /// Bytes of the current file consumed (compressed bytes for gzip; 0 between files).
+  int64_t input_offset() const { return reader_ ? reader_->input_offset() : 0; }
 
  private:
   void start_epoch();

@@ -11,6 +11,9 @@
 //      "token_bytes": 2 | 4,          // uint16 when vocab_size <= 65536, else uint32
 //      "sentences": "line",           // how sentences were cut (text/sentence_split.h)
 //      "sources": {"train": [{"path", "bytes", "mtime_ns"}...], "valid": [...]},
+//      "reading": {"format", "doc_separator", "text_field", "on_bad_record",
+//                  "valid_fraction"},   // the data.* keys that decide the documents
+//                                       // (valid_fraction 0 unless it held documents out)
 //      "splits": {"train": {"documents", "sentences", "tokens", "shards": [
 //                    {"name": "train/000000", "documents", "sentences", "tokens",
 //                     "tokens_bytes", "index_bytes"}...]},
@@ -110,5 +113,7 @@ class PreparedStore {
 
 /// True when `dir` holds a manifest.json (a complete store).
 bool is_prepared_store(const std::string& dir);
+/// True when `dir` is a complete store with `split` (a store may have no valid split).
+bool store_has_split(const std::string& dir, Split split);
 
 }  // namespace mlm::data

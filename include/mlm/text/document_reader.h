@@ -46,6 +46,8 @@ class DocumentReader {
   bool next(Document& doc);
 
   const ReaderCounters& counters() const { return counters_; }
+  /// Bytes of the file itself consumed so far (compressed bytes for gzip): for progress.
+  int64_t input_offset() const { return static_cast<int64_t>(gzoffset(gz_)); }
 
  private:
   // The next line's bytes stay in buf_[begin_, begin_ + length); see scan_line().

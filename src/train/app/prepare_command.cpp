@@ -1,0 +1,86 @@
+#include "mlm/train/app/prepare_command.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+#include "mlm/data/prepared_split.h"
+#include "mlm/data/prepared_store.h"
+#include "mlm/text/tokenizer.h"
+#include "mlm/util/errors.h"
+#include "mlm/util/logging.h"
+
+namespace mlm::train {
+namespace {
+
+/// The stores this configuration names with their text: data.store from data.train_files,
+/// or each data.sources entry that has both files and a store.
+std::vector<config::RunConfig> stores_to_prepare(const config::RunConfig& config) {
+  if (config.data.sources.empty()) {
+    if (config.data.store.empty()) {
+      throw UsageError("data.store is not set: give the directory to prepare, e.g. --set data.store=DIR");
+    }
+    return {config};
+  }
+  std::vector<config::RunConfig> stores;
+  for (size_t i = 0; i < config.data.sources.size(); ++i) {
+    const auto& source = config.data.sources[i];
+    if (source.store.empty()) continue;  // read as text
+    if (source.files.empty()) {
+      log::info("data", "data.sources[{}]: store {} has no files to prepare from; used as it is", i,
+                source.store);
+      continue;
+    }
+    config::RunConfig single = config;
+    single.data.sources.clear();
+    single.data.train_files = source.files;
+    single.data.store = source.store;
+    stores.push_back(std::move(single));
+  }
+  if (stores.empty()) {
+    throw UsageError("data.sources: no entry has both files and a store, so there is nothing to prepare");
+  }
+  return stores;
+}
+
+void prepare_one(const config::RunConfig& config, const text::Tokenizer& tokenizer,
+                 const data::PrepareOptions& options) {
+  const auto s = data::prepare_store(config, tokenizer, options);
+  if (s.complete) {
+    // The sequence table of this configuration's packing, saved beside the shards, so that
+    // each rank of a run reads it rather than the whole index.
+    for (const auto split : {data::Split::train, data::Split::valid}) {
+      if (!data::store_has_split(config.data.store, split)) continue;
+      data::PreparedSplit(config, tokenizer, split);
+    }
+  }
+  const double mb = static_cast<double>(s.text_bytes) / 1e6;
+  std::cout << nlohmann::json{{"store", config.data.store},
+                              {"already_prepared", s.already_prepared},
+                              {"documents", s.documents},
+                              {"sentences", s.sentences},
+                              {"tokens", s.tokens},
+                              {"shards", s.shards},
+                              {"input_mb", mb},
+                              {"seconds", s.seconds},
+                              {"mb_per_s", s.seconds > 0 ? mb / s.seconds : 0.0},
+                              {"tokens_per_s", s.seconds > 0 ? s.tokens_written / s.seconds : 0.0},
+                              {"threads", s.threads},
+                              {"bad_records", s.bad_records},
+                              {"invalid_utf8_fixes", s.invalid_utf8_fixes}}
+                   .dump()
+            << std::endl;
+}
+
+}  // namespace
+
+int prepare_command(const config::RunConfig& config, const data::PrepareOptions& options) {
+  if (options.threads < 0) throw UsageError("--threads must be at least 0 (0 = one per core)");
+  const auto stores = stores_to_prepare(config);
+  const auto tokenizer = text::ensure_tokenizer(config);
+  for (const auto& store : stores) prepare_one(store, tokenizer, options);
+  return kExitOk;
+}
+
+}  // namespace mlm::train
