@@ -8,7 +8,8 @@
 #            (/proc/self/io read_bytes, after evicting the store from the page cache with
 #            posix_fadvise, so every byte a rank touches is read from storage)
 #   start    start-up and resume (mid-epoch position) time to the first batch
-#   scripts/bench_prepared_store.sh [BUILD_DIR]   (SIZE_MB=1024, WORK_DIR=/tmp/mlm_prepared)
+#   scripts/bench_prepared_store.sh [BUILD_DIR]   (SIZE_MB=1024, WORK_DIR=/tmp/mlm_prepared,
+#   KEEP_STORE=1 to reuse a store prepared by an earlier run)
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -46,11 +47,13 @@ train:
 YAML
 
 threads="${THREADS:-$(nproc)}"
-echo "== prepare $(du -sh "$work/corpus" | cut -f1) with $threads threads"
-rm -rf "$work/store"
-/usr/bin/time -v "$mlm_data" prepare --config "$work/config.yaml" --threads "$threads" \
-    2> "$work/prepare.time" | tee "$work/prepare.json"
-grep -E "Maximum resident|Elapsed" "$work/prepare.time"
+if [[ -z "${KEEP_STORE:-}" || ! -s "$work/prepare.json" ]]; then  # KEEP_STORE=1: reuse it
+  echo "== prepare $(du -sh "$work/corpus" | cut -f1) with $threads threads"
+  rm -rf "$work/store"
+  /usr/bin/time -v "$mlm_data" prepare --config "$work/config.yaml" --threads "$threads" \
+      2> "$work/prepare.time" | tee "$work/prepare.json"
+  grep -E "Maximum resident|Elapsed" "$work/prepare.time"
+fi
 
 evict() {  # drop the store's pages from the page cache (no root needed)
   find "$work/store" -type f -print0 | xargs -0 "$python" -c '
@@ -108,6 +111,7 @@ for n in (1, 2, 4):
               f"{100 * j['store_resident_bytes'] / store:.1f}%, peak RSS {j['peak_rss_bytes'] / 1e6:.0f} MB, "
               f"{j['seconds']:.1f} s")
 s = json.load(open(os.path.join(work, "resume.json")))
-print(f"resume at sequence {s['position']['samples'] if 'position' in s else '?'}: open {s['open_seconds']:.3f} s, "
+half = json.load(open(os.path.join(work, "rank-1-0.json")))["sequences"] // 2
+print(f"resume at sequence {half:,} of the epoch: open {s['open_seconds']:.3f} s, "
       f"first batch {s['first_batch_seconds']:.3f} s")
 PY

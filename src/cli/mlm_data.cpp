@@ -153,7 +153,8 @@ int run(const Options& options) {
                                 {"proc_read_bytes", io.read_bytes},
                                 {"store_resident_bytes",
                                  store.empty() ? 0 : mlm::mapped_resident_bytes(store)},
-                                {"peak_rss_bytes", mlm::peak_rss_bytes()}}
+                                {"peak_rss_bytes", mlm::peak_rss_bytes()},
+                                {"position", stream.source().resume_state()}}
                      .dump()
               << std::endl;
     return 0;

@@ -8,13 +8,20 @@
 namespace mlm::data {
 namespace prepared_dataset_detail {
 
-int64_t global_batch_of(const config::RunConfig& config, int world_size) {
-  if (config.train.micro_batch_size < 1) {
+/// The sequences one rank takes per optimizer step: micro-batch x accumulation steps.
+int64_t rank_batch_of(const config::RunConfig& config) {
+  if (config.train.micro_batch_size < 1 || config.train.grad_accum_steps < 1) {
     throw ConfigError("train.micro_batch_size (" + std::to_string(config.train.micro_batch_size) +
+                          ") and train.grad_accum_steps (" + std::to_string(config.train.grad_accum_steps) +
                           ") must be at least 1",
                       "train.micro_batch_size");
   }
-  return world_size * config.train.micro_batch_size;
+  return config.train.micro_batch_size * config.train.grad_accum_steps;
+}
+
+/// The sequences of one optimizer step over all ranks: the order's global batch.
+int64_t global_batch_of(const config::RunConfig& config, int world_size) {
+  return world_size * rank_batch_of(config);
 }
 
 int64_t read_count(const nlohmann::json& state, const char* key) {
@@ -37,8 +44,9 @@ void check_kind(const nlohmann::json& state, const char* want) {
 
 void check_global_batch(const nlohmann::json& state, int64_t global_batch) {
   if (read_count(state, "global_batch") != global_batch) {
-    throw ConfigError("data position was saved with a global micro-batch (world size x "
-                      "train.micro_batch_size) of " + state["global_batch"].dump() + ", this run has " +
+    throw ConfigError("data position was saved with a global batch (world size x "
+                      "train.micro_batch_size x train.grad_accum_steps) of " + state["global_batch"].dump() +
+                          ", this run has " +
                           std::to_string(global_batch) + ": the order differs, so it cannot be resumed exactly",
                       "train.micro_batch_size");
   }
@@ -57,7 +65,7 @@ PreparedDataset::PreparedDataset(const config::RunConfig& config, const text::To
   }
   split_ = std::make_unique<PreparedSplit>(config, tokenizer, split);
   if (split == Split::train) {
-    micro_batch_ = config.train.micro_batch_size;
+    rank_batch_ = pd::rank_batch_of(config);
     global_batch_ = pd::global_batch_of(config, world_size);
     order_.emplace(split_->size(),
                    EpochOrder::block_sequences(config.data.seq_len, split_->token_bytes()),
@@ -90,13 +98,13 @@ PreparedDataset::PreparedDataset(const config::RunConfig& config, const text::To
 
 int64_t PreparedDataset::global_index(int64_t k) const {
   if (!order_) return k * world_size_ + rank_;
-  return (k / micro_batch_) * global_batch_ + rank_ * micro_batch_ + k % micro_batch_;
+  return (k / rank_batch_) * global_batch_ + rank_ * rank_batch_ + k % rank_batch_;
 }
 
 int64_t PreparedDataset::taken_before(int64_t samples) const {
   if (!order_) return samples > rank_ ? (samples - rank_ - 1) / world_size_ + 1 : 0;
-  const int64_t in_last = std::clamp<int64_t>(samples % global_batch_ - rank_ * micro_batch_, 0, micro_batch_);
-  return (samples / global_batch_) * micro_batch_ + in_last;
+  const int64_t in_last = std::clamp<int64_t>(samples % global_batch_ - rank_ * rank_batch_, 0, rank_batch_);
+  return (samples / global_batch_) * rank_batch_ + in_last;
 }
 
 bool PreparedDataset::next(PackedSequence& out) {

@@ -35,7 +35,7 @@ struct StoreShard::Mapping {
   const unsigned char* data = nullptr;
   size_t size = 0;
 
-  Mapping(const std::string& path, bool random_access) {
+  explicit Mapping(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw DataError(path + ": cannot open: " + std::strerror(errno));
     struct stat st {};
@@ -52,8 +52,9 @@ struct StoreShard::Mapping {
         ::close(fd);
         throw DataError(path + ": cannot map: " + std::strerror(err));
       }
-      // A rank reads scattered sequences: read-ahead would fetch other ranks' pages.
-      if (random_access) ::madvise(p, size, MADV_RANDOM);
+      // A rank reads scattered sequences and their index entries: read-ahead would fetch
+      // other ranks' pages.
+      ::madvise(p, size, MADV_RANDOM);
       data = static_cast<const unsigned char*>(p);
     }
     ::close(fd);
@@ -185,8 +186,8 @@ PreparedStore::PreparedStore(const std::string& dir, Split split)
     const fs::path base = fs::path(dir) / s["name"].get<std::string>();
     shard.tokens_path_ = base.string() + ".tokens";
     const std::string index_path = base.string() + ".index";
-    shard.tokens_map_ = std::make_shared<StoreShard::Mapping>(shard.tokens_path_, true);
-    shard.index_map_ = std::make_shared<StoreShard::Mapping>(index_path, false);
+    shard.tokens_map_ = std::make_shared<StoreShard::Mapping>(shard.tokens_path_);
+    shard.index_map_ = std::make_shared<StoreShard::Mapping>(index_path);
 
     const size_t want_tokens = static_cast<size_t>(shard.tokens_ * token_bytes);
     if (shard.tokens_map_->size != want_tokens) {

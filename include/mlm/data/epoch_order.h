@@ -3,8 +3,8 @@
 // in the epoch to a sequence index, shuffled over the whole store, such that each
 // data-parallel rank reads about 1/N of the store's pages.
 //
-// G = world_size * micro_batch_size sequences make a global micro-batch; rank r takes the
-// contiguous slice [r*B, (r+1)*B) of it. Blocks are runs of K consecutive sequences (about
+// G sequences make a global batch (prepared_dataset.h: those of one optimizer step over all
+// ranks, G = N * L); rank r takes the contiguous slice [r*L, (r+1)*L) of it, called B below. Blocks are runs of K consecutive sequences (about
 // 128 KiB of tokens, block_sequences()). Per epoch e, the full blocks are permuted (seed of
 // train.seed and e), and grouped in windows of G blocks. A window is read as a K x G matrix,
 // row by row: global micro-batch t of the window takes the t-th sequence (in the block's
@@ -19,7 +19,7 @@
 // a store smaller than one window (n < K*G) keeps the locality too.
 //
 // Nothing here depends on the world size alone: N ranks x B see exactly the order 1 x N*B
-// sees. When an epoch's size is not a multiple of G, micro-batches straddle the epoch end and
+// sees (G is the same). When an epoch's size is not a multiple of G, micro-batches straddle the epoch end and
 // the windows after the tail start mid-micro-batch: a rank's B columns then wrap around the
 // row, and it still reads B of each window's G columns.
 #include <cstdint>

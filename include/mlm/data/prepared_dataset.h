@@ -6,10 +6,12 @@
 //
 // One global stream, numbered g = 0, 1, 2, ... across epochs (g is the sample_id, the
 // masking seed): position g is sequence order.at(g / M, g % M) of the M in the table.
-// train: G = world_size * train.micro_batch_size sequences make a global micro-batch, and
-//   rank r takes the contiguous slice [r*B, (r+1)*B) of each (g % G in it), so that it reads
-//   about 1/N of the store (epoch_order.h). The order depends on G, not on N: N ranks x B see
-//   exactly the sequences, sample_ids and masks that 1 x N*B sees. Epoch after epoch.
+// train: G = world_size * L sequences make the global batch of one optimizer step, where
+//   L = train.micro_batch_size * train.grad_accum_steps is one rank's share, and rank r takes
+//   the contiguous slice [r*L, (r+1)*L) of each (g % G in it), as A micro-batches of B, so
+//   that it reads about 1/N of the store (epoch_order.h). The order depends on G alone: N
+//   ranks x B x A accumulation see exactly the sequences, sample_ids and masks of one process
+//   with N*B x A or N*B*A x 1. Epoch after epoch.
 // valid: one pass in table order, no shuffling, g % N == r, as the streaming valid split.
 //
 // The position is the global counter alone: resume_state() is {"kind": "prepared",
@@ -51,7 +53,7 @@ class PreparedDataset : public SequenceSource {
   std::unique_ptr<PreparedSplit> split_;
   std::optional<EpochOrder> order_;  // train only
   int rank_, world_size_;
-  int64_t micro_batch_ = 1, global_batch_ = 1;
+  int64_t rank_batch_ = 1, global_batch_ = 1;
   int64_t taken_ = 0;    // this rank's sequences returned
   int64_t samples_ = 0;  // one past the last global index returned
   int64_t tokens_ = 0;
@@ -59,7 +61,8 @@ class PreparedDataset : public SequenceSource {
 
 /// A prepared split's whole global stream by index, for a weighted mixture
 /// (sequence_source.h): at(g) reads position g of the order PreparedDataset uses with
-/// G = world_size * train.micro_batch_size (train; valid: table order, one pass).
+/// G = world_size * train.micro_batch_size * train.grad_accum_steps (train; valid: table
+/// order, one pass).
 std::unique_ptr<IndexedSequences> open_prepared_indexed(const config::RunConfig& config,
                                                         const text::Tokenizer& tokenizer, Split split,
                                                         const nlohmann::json* resume = nullptr,
