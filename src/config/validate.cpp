@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -245,6 +246,57 @@ void validate_optim(const OptimConfig& o) {
   non_negative("optim.max_grad_norm", o.max_grad_norm, " (0 = no clipping)");
 }
 
+// decay_steps, decay_ratio and decay_shape shape wsd's final decay; set with another decay
+// they would silently do nothing, so they are refused.
+void validate_wsd(const ScheduleConfig& s, const TrainConfig& t) {
+  at_least("schedule.decay_steps", s.decay_steps, 0, " (0 = use schedule.decay_ratio)");
+  in_range("schedule.decay_ratio", s.decay_ratio, 0, End::open, 1, End::closed);
+  if (s.decay != DecayKind::wsd) {
+    const ScheduleConfig defaults;
+    const auto wsd_only = [&](const std::string& key, const std::string& value) {
+      fail(key, value,
+           "applies only to schedule.decay: wsd, and schedule.decay is " +
+               std::string(to_string(s.decay)) + ": set schedule.decay: wsd or remove the key");
+    };
+    if (s.decay_steps != defaults.decay_steps) {
+      wsd_only("schedule.decay_steps", number(s.decay_steps));
+    }
+    if (s.decay_ratio != defaults.decay_ratio) {
+      wsd_only("schedule.decay_ratio", number(s.decay_ratio));
+    }
+    if (s.decay_shape != defaults.decay_shape) {
+      wsd_only("schedule.decay_shape", std::string(to_string(s.decay_shape)));
+    }
+    return;
+  }
+  if (t.max_steps == 0) return;  // the horizon is estimated at run time; the decay is clamped
+  const int64_t warmup = s.warmup_steps_for(t.max_steps);
+  const int64_t decay = s.decay_steps_for(t.max_steps);
+  if (decay <= t.max_steps - warmup) return;  // (warmup + decay could overflow)
+  const bool by_steps = s.decay_steps > 0;
+  const std::string key = by_steps ? "schedule.decay_steps" : "schedule.decay_ratio";
+  const std::string given =
+      by_steps ? number(s.decay_steps)
+               : number(s.decay_ratio) + ", " + number(decay) + " of " + number(t.max_steps) +
+                     " steps";
+  const int64_t room = std::max<int64_t>(t.max_steps - warmup, 0);
+  const std::string warmup_key =
+      s.warmup_steps > 0 ? "schedule.warmup_steps" : "schedule.warmup_ratio";
+  std::string fix;
+  if (room > 0) {
+    fix = "set " + key + " to at most " +
+          (by_steps ? number(room)
+                    : number(static_cast<double>(room) / static_cast<double>(t.max_steps))) +
+          ", lower " + warmup_key + " or raise train.max_steps";
+  } else {
+    fix = "lower " + warmup_key + " or raise train.max_steps";
+  }
+  throw ConfigError(key + " (" + given + ") is longer than the " + number(room) +
+                        " steps train.max_steps (" + number(t.max_steps) +
+                        ") leaves after warmup (" + number(warmup) + " steps): " + fix,
+                    key);
+}
+
 void validate_schedule(const ScheduleConfig& s, const TrainConfig& t) {
   at_least("schedule.warmup_steps", s.warmup_steps, 0);
   in_range("schedule.warmup_ratio", s.warmup_ratio, 0, End::closed, 1, End::open);
@@ -255,6 +307,7 @@ void validate_schedule(const ScheduleConfig& s, const TrainConfig& t) {
                       "schedule.warmup_ratio");
   }
   in_range("schedule.min_lr_ratio", s.min_lr_ratio, 0, End::closed, 1, End::closed);
+  validate_wsd(s, t);
 }
 
 void validate_train(const TrainConfig& t) {

@@ -184,5 +184,30 @@ TEST(Dump, ExtremeIntegersAndEveryEnumValue) {
   EXPECT_NE(dump_config(config).find("threads: -9223372036854775808\n"), std::string::npos);
 }
 
+TEST(Dump, WsdScheduleRoundTrips) {
+  for (size_t shape = 0; shape < EnumNames<DecayShape>::names.size(); ++shape) {
+    RunConfig config;
+    config.schedule.decay = DecayKind::wsd;
+    config.schedule.decay_steps = 1234;
+    config.schedule.decay_ratio = 0.07;
+    config.schedule.decay_shape = static_cast<DecayShape>(shape);
+    const std::string text = dump_config(config);
+    EXPECT_NE(text.find("  decay: wsd\n  decay_steps: 1234\n  decay_ratio: 0.07\n  decay_shape: " +
+                        std::string(EnumNames<DecayShape>::names[shape]) + "\n"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(fingerprint(round_trip(config)), fingerprint(config)) << text;
+  }
+  // As a user writes it, and with --set.
+  const RunConfig loaded = load_config_from_string(
+      "schedule:\n  decay: wsd\n  decay_ratio: 0.2\n  decay_shape: linear\n", "w.yaml",
+      {"schedule.decay_steps=300"});
+  EXPECT_EQ(loaded.schedule.decay, DecayKind::wsd);
+  EXPECT_EQ(loaded.schedule.decay_ratio, 0.2);
+  EXPECT_EQ(loaded.schedule.decay_shape, DecayShape::linear);
+  EXPECT_EQ(loaded.schedule.decay_steps, 300);
+  EXPECT_EQ(fingerprint(round_trip(loaded)), fingerprint(loaded));
+}
+
 }  // namespace
 }  // namespace mlm::config

@@ -255,8 +255,12 @@ TEST(LoadTypes, Enum) {
   EXPECT_CONFIG_ERROR(from_yaml("model:\n  hidden_act: relu\n"), "model.hidden_act",
                       "x.yaml:2: model.hidden_act: expected one of gelu, gelu_tanh, got 'relu'");
   EXPECT_CONFIG_ERROR(from_yaml("schedule:\n  decay: cosin\n"), "schedule.decay",
-                      "expected one of linear, cosine, constant, got 'cosin'",
+                      "expected one of linear, cosine, constant, wsd, got 'cosin'",
                       "(did you mean 'cosine'?)");
+  EXPECT_CONFIG_ERROR(from_yaml("schedule:\n  decay_shape: one_minus_sqr\n"),
+                      "schedule.decay_shape",
+                      "expected one of linear, one_minus_sqrt, got 'one_minus_sqr'",
+                      "(did you mean 'one_minus_sqrt'?)");
   EXPECT_CONFIG_ERROR(from_yaml("train:\n  precision: [bf16]\n"), "train.precision",
                       "expected one of auto, fp32, bf16, got a list");
   EXPECT_EQ(from_yaml("data:\n  format: auto\n").data.format, DataFormat::auto_detect);

@@ -178,6 +178,74 @@ std::vector<Rule> rules() {
        "schedule.min_lr_ratio", {"schedule.min_lr_ratio (1.5) must be in [0, 1]"}},
       {"min_lr_ratio_negative", [](RunConfig& c) { c.schedule.min_lr_ratio = -0.5; },
        "schedule.min_lr_ratio", {"(-0.5) must be in [0, 1]"}},
+      {"decay_steps_negative", [](RunConfig& c) {
+         c.schedule.decay = DecayKind::wsd;
+         c.schedule.decay_steps = -1;
+       },
+       "schedule.decay_steps", {"schedule.decay_steps (-1) must be >= 0"}},
+      {"decay_ratio_zero", [](RunConfig& c) {
+         c.schedule.decay = DecayKind::wsd;
+         c.schedule.decay_ratio = 0;
+       },
+       "schedule.decay_ratio", {"schedule.decay_ratio (0) must be in (0, 1]"}},
+      {"decay_ratio_above_one", [](RunConfig& c) {
+         c.schedule.decay = DecayKind::wsd;
+         c.schedule.decay_ratio = 1.5;
+       },
+       "schedule.decay_ratio", {"(1.5) must be in (0, 1]"}},
+      {"wsd_decay_steps_past_the_end", [](RunConfig& c) {
+         c.schedule.decay = DecayKind::wsd;
+         c.schedule.warmup_steps = 100;
+         c.schedule.decay_steps = 901;
+         c.schedule.decay_ratio = 0.5;  // decay_steps wins
+         c.train.max_steps = 1000;
+       },
+       "schedule.decay_steps",
+       {"schedule.decay_steps (901) is longer than the 900 steps train.max_steps (1000) leaves "
+        "after warmup (100 steps)",
+        "set schedule.decay_steps to at most 900, lower schedule.warmup_steps or raise "
+        "train.max_steps"}},
+      {"wsd_decay_ratio_past_the_end", [](RunConfig& c) {
+         c.schedule.decay = DecayKind::wsd;
+         c.schedule.warmup_steps = 200;
+         c.schedule.decay_ratio = 0.9;
+         c.train.max_steps = 1000;
+       },
+       "schedule.decay_ratio",
+       {"schedule.decay_ratio (0.9, 900 of 1000 steps) is longer than the 800 steps",
+        "set schedule.decay_ratio to at most 0.8"}},
+      {"wsd_warmup_ratio_leaves_too_little", [](RunConfig& c) {
+         c.schedule.decay = DecayKind::wsd;
+         c.schedule.warmup_steps = 0;
+         c.schedule.warmup_ratio = 0.5;
+         c.schedule.decay_ratio = 0.6;
+         c.train.max_steps = 100;
+       },
+       "schedule.decay_ratio",
+       {"(0.6, 60 of 100 steps)", "after warmup (50 steps)", "lower schedule.warmup_ratio"}},
+      {"wsd_warmup_longer_than_run", [](RunConfig& c) {
+         c.schedule.decay = DecayKind::wsd;
+         c.schedule.warmup_steps = 2000;
+         c.train.max_steps = 1000;
+       },
+       "schedule.decay_ratio",
+       {"is longer than the 0 steps", "lower schedule.warmup_steps or raise train.max_steps"}},
+      {"decay_shape_without_wsd", [](RunConfig& c) {
+         c.schedule.decay = DecayKind::cosine;
+         c.schedule.decay_shape = DecayShape::linear;
+       },
+       "schedule.decay_shape",
+       {"schedule.decay_shape (linear) applies only to schedule.decay: wsd, and schedule.decay "
+        "is cosine: set schedule.decay: wsd or remove the key"}},
+      {"decay_steps_without_wsd", [](RunConfig& c) { c.schedule.decay_steps = 500; },
+       "schedule.decay_steps",
+       {"schedule.decay_steps (500) applies only to schedule.decay: wsd", "is linear"}},
+      {"decay_ratio_without_wsd", [](RunConfig& c) {
+         c.schedule.decay = DecayKind::constant;
+         c.schedule.decay_ratio = 0.2;
+       },
+       "schedule.decay_ratio",
+       {"schedule.decay_ratio (0.2) applies only to schedule.decay: wsd", "is constant"}},
       // train
       {"output_dir_empty", [](RunConfig& c) { c.train.output_dir.clear(); },
        "train.output_dir", {"train.output_dir ('') must not be empty"}},
@@ -299,6 +367,31 @@ TEST(Validate, AcceptsEdgeValues) {
       [](RunConfig& c) { c.optim.max_grad_norm = 0; },
       [](RunConfig& c) { c.schedule.min_lr_ratio = 1.0; },
       [](RunConfig& c) { c.schedule.warmup_ratio = 0.999; },
+      [](RunConfig& c) { c.schedule.decay = DecayKind::wsd; },  // wsd's defaults fit
+      [](RunConfig& c) {  // no stable phase: the decay fills every step after warmup
+        c.schedule.decay = DecayKind::wsd;
+        c.schedule.warmup_steps = 100;
+        c.schedule.decay_steps = 900;
+        c.train.max_steps = 1000;
+      },
+      [](RunConfig& c) {  // decay only
+        c.schedule.decay = DecayKind::wsd;
+        c.schedule.warmup_steps = 0;
+        c.schedule.decay_ratio = 1.0;
+        c.schedule.decay_shape = DecayShape::linear;
+      },
+      [](RunConfig& c) {  // 0.07 * 100 is 7.000000000000001: 93 + 7 steps fit
+        c.schedule.decay = DecayKind::wsd;
+        c.schedule.warmup_steps = 93;
+        c.schedule.decay_ratio = 0.07;
+        c.train.max_steps = 100;
+      },
+      [](RunConfig& c) {  // a horizon from train.max_tokens is not known here: clamped later
+        c.schedule.decay = DecayKind::wsd;
+        c.schedule.decay_steps = 1000000000;
+        c.train.max_steps = 0;
+        c.train.max_tokens = 1000;
+      },
       [](RunConfig& c) {  // a warmup ratio is fine once warmup_steps names the steps
         c.schedule.warmup_ratio = 0.1;
         c.train.max_steps = 0;

@@ -18,7 +18,8 @@ enum class Packing { sentences, tokens };
 enum class BadRecordPolicy { skip, error };
 enum class MaskingStrategy { token, whole_word, span };
 enum class MaskCount { exact, bernoulli };
-enum class DecayKind { linear, cosine, constant };
+enum class DecayKind { linear, cosine, constant, wsd };
+enum class DecayShape { linear, one_minus_sqrt };
 enum class Precision { auto_detect, fp32, bf16 };
 enum class DeviceKind { auto_detect, cpu, cuda };
 enum class DistBackend { auto_detect, gloo, nccl };
@@ -43,7 +44,8 @@ MLM_ENUM_NAMES(Packing, "sentences", "tokens")
 MLM_ENUM_NAMES(BadRecordPolicy, "skip", "error")
 MLM_ENUM_NAMES(MaskingStrategy, "token", "whole_word", "span")
 MLM_ENUM_NAMES(MaskCount, "exact", "bernoulli")
-MLM_ENUM_NAMES(DecayKind, "linear", "cosine", "constant")
+MLM_ENUM_NAMES(DecayKind, "linear", "cosine", "constant", "wsd")
+MLM_ENUM_NAMES(DecayShape, "linear", "one_minus_sqrt")
 MLM_ENUM_NAMES(Precision, "auto", "fp32", "bf16")
 MLM_ENUM_NAMES(DeviceKind, "auto", "cpu", "cuda")
 MLM_ENUM_NAMES(DistBackend, "auto", "gloo", "nccl")

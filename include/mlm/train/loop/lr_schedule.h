@@ -1,6 +1,7 @@
 #pragma once
 // The learning rate as a pure function of the optimizer step, so a resumed run needs no
-// scheduler state: linear warmup, then linear / cosine / constant decay to min_lr_ratio.
+// scheduler state: linear warmup, then linear / cosine / constant decay to min_lr_ratio, or
+// warmup-stable-decay (wsd): the peak held until a final decay to min_lr_ratio.
 #include <cstdint>
 
 #include "mlm/config/run_config.h"
@@ -19,13 +20,19 @@ class LrSchedule {
 
   int64_t warmup_steps() const { return warmup_steps_; }
   int64_t total_steps() const { return total_steps_; }
+  /// The steps the rate decays over, ending at total_steps: every step after warmup for
+  /// linear and cosine, wsd's final decay_steps / decay_ratio (at most the steps after
+  /// warmup), 0 for constant or an unknown total.
+  int64_t decay_steps() const { return decay_steps_; }
 
  private:
   config::DecayKind decay_;
+  config::DecayShape wsd_shape_;
   double peak_lr_;
   double min_lr_;
   int64_t total_steps_;
   int64_t warmup_steps_;
+  int64_t decay_steps_;
 };
 
 }  // namespace mlm::train
