@@ -228,6 +228,19 @@ void validate_data(const DataConfig& d, const ModelConfig& m) {
                           "): lower data.seq_len or raise model.max_position_embeddings",
                       "data.seq_len");
   }
+  // Only mlm sequences packed across documents hold more than one document; anywhere else
+  // the block-diagonal mask would be the padding mask at [S,S] cost.
+  if (!m.attend_across_documents && m.objective != Objective::mlm) {
+    fail("model.attend_across_documents", "false",
+         "keeps documents of a packed sequence apart, but model.objective " +
+             std::string(to_string(m.objective)) +
+             " packs one sentence pair per sequence: set it to true");
+  }
+  if (!m.attend_across_documents && !d.cross_documents) {
+    fail("model.attend_across_documents", "false",
+         "keeps documents of a packed sequence apart, but data.cross_documents is false "
+         "(one document per sequence): set either to true");
+  }
   at_least("data.shuffle_buffer", d.shuffle_buffer, 1, " (1 = no shuffling)");
   at_least("data.num_workers", d.num_workers, 0);
   at_least("data.prefetch_sequences", d.prefetch_sequences, 1);

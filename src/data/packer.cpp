@@ -97,6 +97,8 @@ void Packer::emit_single(PackedSequence& out) const {
   out.ids.insert(out.ids.end(), body_.begin(), body_.end());
   out.ids.push_back(options_.ids.sep);
   out.token_type_ids.assign(out.ids.size(), 0);
+  out.document_starts.clear();
+  for (int32_t start : body_document_starts_) out.document_starts.push_back(start + 1);  // after [CLS]
   out.nsp_label = -1;
 }
 
@@ -110,12 +112,14 @@ void Packer::emit_pair(PackedSequence& out, const int32_t* a, int64_t a_len, con
   out.ids.insert(out.ids.end(), b, b + b_len);
   out.ids.push_back(options_.ids.sep);
   out.token_type_ids.resize(out.ids.size(), 1);
+  out.document_starts.clear();  // A and B are one example
   out.nsp_label = label;
 }
 
 Packer::Packed Packer::pack_token_chunk(PackedSequence& out) {
   const auto capacity = static_cast<size_t>(options_.seq_len - 2);
   body_.clear();
+  body_document_starts_.clear();
   while (body_.size() < capacity) {
     if (!ensure_current()) break;
     const auto& ids = current_->ids;
@@ -123,6 +127,7 @@ Packer::Packed Packer::pack_token_chunk(PackedSequence& out) {
       // A new document joins the sequence after a [SEP]; not when only the [SEP] would fit.
       if (capacity - body_.size() < 2) break;
       body_.push_back(options_.ids.sep);
+      body_document_starts_.push_back(static_cast<int32_t>(body_.size()));
     }
     const size_t take = std::min(capacity - body_.size(), ids.size() - static_cast<size_t>(consumed_));
     body_.insert(body_.end(), ids.begin() + consumed_, ids.begin() + consumed_ + take);

@@ -143,6 +143,7 @@ void PreparedSplit::read_single(const TableEntry& e, PackedSequence& out) const 
   out.ids.clear();
   out.ids.reserve(static_cast<size_t>(e.end - e.begin) + 2);
   out.ids.push_back(ids_.cls);
+  out.document_starts.clear();
   int64_t from = e.begin;
   if (e.joins_documents) {
     // A [SEP] before each document that starts inside the sequence.
@@ -152,6 +153,7 @@ void PreparedSplit::read_single(const TableEntry& e, PackedSequence& out) const 
       if (boundary > from) {
         shard.read_tokens(from, boundary, out.ids);
         out.ids.push_back(ids_.sep);
+        out.document_starts.push_back(static_cast<int32_t>(out.ids.size()));
       }
       from = boundary;
     }
@@ -172,6 +174,7 @@ void PreparedSplit::emit_pair(PackedSequence& out, const int32_t* a, int64_t a_l
   out.ids.insert(out.ids.end(), b, b + b_len);
   out.ids.push_back(ids_.sep);
   out.token_type_ids.resize(out.ids.size(), 1);
+  out.document_starts.clear();  // A and B are one example
   out.nsp_label = label;
 }
 

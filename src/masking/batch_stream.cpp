@@ -15,7 +15,8 @@ BatchStream::BatchStream(const config::RunConfig& config, const text::Tokenizer&
                          data::Split split, int rank, int world_size,
                          const nlohmann::json* resume)
     : source_(data::open_sequences(config, tokenizer, split, rank, world_size, resume)),
-      collator_(config.masking, tokenizer.vocab(), config.data.seq_len, config.model.objective),
+      collator_(config.masking, tokenizer.vocab(), config.data.seq_len, config.model.objective,
+                !config.model.attend_across_documents),
       batch_size_(batch_size_for(config, split)),
       seed_(mask_seed_for(config, split)) {}
 

@@ -44,11 +44,13 @@ void check_vocab(const text::VocabInfo& vocab) {
 }  // namespace
 
 MaskingCollator::MaskingCollator(const config::MaskingConfig& cfg, const text::VocabInfo& vocab,
-                                 int64_t seq_len, config::Objective objective)
+                                 int64_t seq_len, config::Objective objective,
+                                 bool with_document_ids)
     : cfg_(validated(cfg)),
       vocab_(vocab),
       seq_len_(seq_len),
       objective_(objective),
+      with_document_ids_(with_document_ids),
       span_lengths_(cfg_.span_p, cfg_.max_span) {
   require(seq_len >= 1, "data.seq_len", "must be >= 1, got " + std::to_string(seq_len));
   check_vocab(vocab_);
@@ -82,6 +84,15 @@ void MaskingCollator::check_sequence(const data::PackedSequence& sequence) const
                                   std::to_string(i) + " is outside the vocabulary of " +
                                   std::to_string(vocab_.size) + " pieces");
     }
+  }
+  int64_t previous_start = 0;
+  for (int32_t start : sequence.document_starts) {
+    if (start <= previous_start || start >= length) {
+      throw std::invalid_argument(where + " has a document start at offset " + std::to_string(start) +
+                                  " after " + std::to_string(previous_start) + " in " +
+                                  std::to_string(length) + " tokens (starts must ascend inside it)");
+    }
+    previous_start = start;
   }
   if (objective_ != config::Objective::mlm && sequence.nsp_label != 0 &&
       sequence.nsp_label != 1) {
@@ -130,6 +141,7 @@ MaskedBatch MaskingCollator::operator()(const std::vector<data::PackedSequence>&
   batch.attention_mask.assign(cells, 0);
   batch.labels.assign(cells, kIgnoreIndex);
   if (objective_ != config::Objective::mlm) batch.nsp_labels.reserve(sequences.size());
+  if (with_document_ids_) batch.document_ids.assign(cells, 0);
 
   const double mask_p = cfg_.mask_replace_prob;
   const double replace_p = cfg_.mask_replace_prob + cfg_.random_replace_prob;
@@ -142,6 +154,17 @@ MaskedBatch MaskingCollator::operator()(const std::vector<data::PackedSequence>&
       batch.input_ids[row + i] = sequence.ids[i];
       batch.token_type_ids[row + i] = sequence.token_type_ids[i];
       batch.attention_mask[row + i] = 1;
+    }
+    if (with_document_ids_) {
+      int64_t document = 1;
+      auto next_start = sequence.document_starts.begin();
+      for (size_t i = 0; i < sequence.ids.size(); ++i) {
+        if (next_start != sequence.document_starts.end() && static_cast<size_t>(*next_start) == i) {
+          ++document;
+          ++next_start;
+        }
+        batch.document_ids[row + i] = document;
+      }
     }
     MaskingRng rng = sequence_rng(seed, sequence.sample_id);
     for (const MaskedSpan& span : select_with(sequence, rng)) {

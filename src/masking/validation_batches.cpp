@@ -9,7 +9,8 @@ namespace mlm::masking {
 
 ValidationBatches::ValidationBatches(const config::RunConfig& config, const text::Tokenizer& tokenizer,
                                      int rank, int world_size)
-    : collator_(config.masking, tokenizer.vocab(), config.data.seq_len, config.model.objective),
+    : collator_(config.masking, tokenizer.vocab(), config.data.seq_len, config.model.objective,
+                !config.model.attend_across_documents),
       seed_(mask_seed_for(config, data::Split::valid)),
       vocab_size_(tokenizer.vocab().size) {
   const auto start = SteadyClock::now();

@@ -88,8 +88,7 @@ BertOutput BertForPreTrainingImpl::forward(const BertInputs& in, bool return_log
               in.masked_positions.numel(), ") and masked_labels (", in.masked_labels.numel(),
               ") differ in length");
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
-  torch::Tensor bias;
-  if (in.has_padding && in.attention_mask.defined()) bias = attention_bias_from_mask(in.attention_mask);
+  const auto bias = attention_bias_for(in, config_);  // once per batch, for every layer
 
   torch::Tensor logits;  // [M, padded_vocab]
   torch::Tensor hidden;  // [B,S,H], unless the sparse path below never forms it
@@ -125,6 +124,17 @@ BertOutput BertForPreTrainingImpl::forward(const BertInputs& in, bool return_log
     out.nsp_correct = nsp_logits.argmax(1).eq(in.nsp_labels).sum();
   }
   return out;
+}
+
+torch::Tensor attention_bias_for(const BertInputs& in, const config::ModelConfig& config) {
+  const torch::Tensor mask = in.has_padding ? in.attention_mask : torch::Tensor();
+  if (!config.attend_across_documents && in.document_ids.defined()) {
+    TORCH_CHECK(in.document_ids.sizes() == in.input_ids.sizes(), "document_ids ", in.document_ids.sizes(),
+                " and input_ids ", in.input_ids.sizes(), " differ in shape");
+    return attention_bias_from_allowed(same_document_mask(in.document_ids, mask),
+                                       compute_dtype(in.input_ids.device()));
+  }
+  return mask.defined() ? attention_bias_from_mask(mask) : torch::Tensor();
 }
 
 SelectedPositions SelectedPositions::from_flat(const torch::Tensor& flat, int64_t batch,

@@ -35,6 +35,14 @@ torch::Tensor gather_positions(const torch::Tensor& x, const torch::Tensor& posi
   return x.gather(1, positions.unsqueeze(-1).expand({-1, -1, x.size(2)}));
 }
 
+// The bias rows of the queries at positions [B,R]: [B,1,S,S] -> [B,1,R,S]. A key-only bias
+// ([B,1,1,S], or none) is the same for every query.
+torch::Tensor bias_rows_at(const torch::Tensor& bias, const torch::Tensor& positions) {
+  if (!bias.defined() || bias.size(2) == 1) return bias;
+  const auto rows = positions.view({positions.size(0), 1, positions.size(1), 1});
+  return bias.gather(2, rows.expand({-1, bias.size(1), -1, bias.size(3)}));
+}
+
 }  // namespace
 
 torch::Tensor BertLayerImpl::self_attention(const torch::Tensor& queries, const torch::Tensor& x,
@@ -61,7 +69,8 @@ torch::Tensor BertLayerImpl::self_attention(const torch::Tensor& queries, const 
   }
   const double p = is_training() ? attention_dropout_ : 0.0;
   // The fused kernel (flash / memory-efficient / math, chosen by LibTorch for the device);
-  // padding enters as the additive key bias, in the dtype autocast gave q.
+  // padding (and documents kept apart) enters as the additive bias, in the dtype autocast
+  // gave q (a no-op for a bias built in it).
   std::optional<torch::Tensor> mask;
   if (attention_bias.defined()) mask = attention_bias.to(q.scalar_type());
   auto context = at::scaled_dot_product_attention(q, k, v, mask, p, /*is_causal=*/false);
@@ -81,15 +90,16 @@ torch::Tensor BertLayerImpl::forward_at(const torch::Tensor& x, const torch::Ten
   };
   const bool train = is_training();
   const auto x_at = at(x);
+  const auto bias = positions.defined() ? bias_rows_at(attention_bias, positions) : attention_bias;
   if (norm_ == config::NormPosition::post) {
-    auto a = torch::dropout(attention_dense(self_attention(x_at, x, attention_bias)),
+    auto a = torch::dropout(attention_dense(self_attention(x_at, x, bias)),
                             hidden_dropout_, train);
     auto h = attention_norm(a + x_at);
     auto f = output_dense(activation(intermediate_dense(h), act_));
     return output_norm(torch::dropout(f, hidden_dropout_, train) + h);
   }
   const auto normed = attention_norm(x);
-  auto a = attention_dense(self_attention(at(normed), normed, attention_bias));
+  auto a = attention_dense(self_attention(at(normed), normed, bias));
   auto h = x_at + torch::dropout(a, hidden_dropout_, train);
   auto f = output_dense(activation(intermediate_dense(output_norm(h)), act_));
   return h + torch::dropout(f, hidden_dropout_, train);

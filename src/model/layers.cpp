@@ -1,5 +1,11 @@
 #include "mlm/model/layers.h"
 
+#include <ATen/Dispatch.h>
+#include <ATen/autocast_mode.h>
+
+#include <algorithm>
+#include <limits>
+
 namespace mlm::model {
 
 LayerNormImpl::LayerNormImpl(int64_t size, double eps) : size_(size), eps_(eps) {
@@ -22,8 +28,35 @@ torch::Tensor activation(const torch::Tensor& x, config::Activation act) {
 torch::Tensor attention_bias_from_mask(const torch::Tensor& attention_mask) {
   TORCH_CHECK(attention_mask.dim() == 2, "attention_mask must be [B,S], got ", attention_mask.sizes());
   auto bias = torch::zeros(attention_mask.sizes(), attention_mask.options().dtype(torch::kFloat32));
-  bias.masked_fill_(attention_mask.eq(0), -1e30);
+  bias.masked_fill_(attention_mask.eq(0), kMaskedBias);
   return bias.view({attention_mask.size(0), 1, 1, attention_mask.size(1)});
+}
+
+torch::Tensor same_document_mask(const torch::Tensor& document_ids, const torch::Tensor& attention_mask) {
+  TORCH_CHECK(document_ids.dim() == 2, "document_ids must be [B,S], got ", document_ids.sizes());
+  auto ids = document_ids;
+  if (attention_mask.defined()) {
+    TORCH_CHECK(attention_mask.sizes() == document_ids.sizes(), "attention_mask ", attention_mask.sizes(),
+                " and document_ids ", document_ids.sizes(), " differ in shape");
+    // Padding as a document of its own, apart from every real one.
+    ids = ids.masked_fill(attention_mask.eq(0), -1);
+  }
+  return ids.unsqueeze(2).eq(ids.unsqueeze(1)).unsqueeze(1);  // [B,1,S(query),S(key)]
+}
+
+torch::Tensor attention_bias_from_allowed(const torch::Tensor& allowed, torch::ScalarType dtype) {
+  TORCH_CHECK(allowed.scalar_type() == torch::kBool, "allowed must be a bool mask, got ", allowed.scalar_type());
+  double lowest = 0;  // fp16's lowest finite (-65504) is above kMaskedBias
+  AT_DISPATCH_FLOATING_TYPES_AND2(torch::kHalf, torch::kBFloat16, dtype, "attention_bias_from_allowed", [&] {
+    lowest = static_cast<double>(std::numeric_limits<scalar_t>::lowest());
+  });
+  auto bias = torch::zeros(allowed.sizes(), allowed.options().dtype(dtype));
+  return bias.masked_fill_(allowed.logical_not(), std::max(kMaskedBias, lowest));
+}
+
+torch::ScalarType compute_dtype(const torch::Device& device) {
+  return at::autocast::is_autocast_enabled(device.type()) ? at::autocast::get_autocast_dtype(device.type())
+                                                          : torch::kFloat32;
 }
 
 std::shared_ptr<torch::nn::Module> add_container(torch::nn::Module& parent, const std::string& name) {

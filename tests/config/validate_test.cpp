@@ -120,6 +120,17 @@ std::vector<Rule> rules() {
        "data.num_workers", {"data.num_workers (-1) must be >= 0"}},
       {"prefetch_sequences", [](RunConfig& c) { c.data.prefetch_sequences = 0; },
        "data.prefetch_sequences", {"(0) must be >= 1"}},
+      {"documents_apart_in_pairs", [](RunConfig& c) {
+         c.model.attend_across_documents = false;
+         c.model.objective = Objective::sop;
+       },
+       "model.attend_across_documents", {"model.attend_across_documents (false)", "objective sop", "set it to true"}},
+      {"documents_apart_within_documents", [](RunConfig& c) {
+         c.model.attend_across_documents = false;
+         c.data.cross_documents = false;
+       },
+       "model.attend_across_documents",
+       {"model.attend_across_documents (false)", "data.cross_documents is false", "set either to true"}},
       // masking
       {"mlm_probability_zero", [](RunConfig& c) { c.masking.mlm_probability = 0; },
        "masking.mlm_probability", {"masking.mlm_probability (0) must be in (0, 1]"}},
@@ -352,6 +363,7 @@ TEST(Validate, AcceptsEdgeValues) {
       [](RunConfig& c) { c.data.seq_len = 8; },
       [](RunConfig& c) { c.data.seq_len = 512; },
       [](RunConfig& c) { c.data.num_workers = 0; },
+      [](RunConfig& c) { c.model.attend_across_documents = false; },  // mlm, across documents
       [](RunConfig& c) { c.masking.mlm_probability = 1.0; },
       [](RunConfig& c) {
         c.masking.mask_replace_prob = 1.0;

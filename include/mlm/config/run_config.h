@@ -29,6 +29,8 @@ struct ModelConfig {
   int64_t pad_vocab_multiple = 64;         // pad embedding rows to a multiple (1 = none)
   Objective objective = Objective::mlm;    // mlm | nsp | sop (adds pooler + 2-way head)
   bool sparse_head = true;                 // MLM head on selected positions only
+  bool attend_across_documents = true;     // false: a token attends only to its own document
+                                           // of a packed sequence (block-diagonal mask)
   std::string init_from;                   // HF-format model directory to start from
 
   template <class V>
@@ -49,6 +51,7 @@ struct ModelConfig {
     v("pad_vocab_multiple", pad_vocab_multiple);
     v("objective", objective);
     v("sparse_head", sparse_head);
+    v("attend_across_documents", attend_across_documents);
     v("init_from", init_from);
   }
 };

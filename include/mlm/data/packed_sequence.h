@@ -12,6 +12,12 @@ struct PackedSequence {
   uint64_t sample_id = 0;              // index in the global stream (all ranks, all epochs):
                                        // the masking seed, so each visit gets a fresh mask
                                        // and a sequence gets the same mask on any world size
+  // Where each document after the first starts (ascending offsets into ids), for
+  // model.attend_across_documents: false. [CLS] belongs to the first document and the [SEP]
+  // between two documents to the one it ends, so a document starts right after that [SEP].
+  // Empty: the sequence is one document (cross_documents false, and every NSP/SOP pair: A and
+  // B are one example, even when an NSP negative B was drawn from another document).
+  std::vector<int32_t> document_starts;
 };
 
 }  // namespace mlm::data

@@ -29,6 +29,8 @@
 //      uniform token. SOP swaps as above; NSP takes B half the time from the next document
 //      of the stream at a random offset, and puts the real B back.
 //
+// A sequence records where each joined document starts (PackedSequence::document_starts).
+//
 // Every random choice is seeded by the sequence's start position, and the negatives' window
 // is what follows that position in the stream, so a packer restarted from position() packs
 // exactly the same sequences: a document and a token offset in it are the whole state.
@@ -110,6 +112,7 @@ class Packer {
   int64_t epoch_;
   PackPosition after_;                      // position when no document is current
   std::vector<int32_t> body_;
+  std::vector<int32_t> body_document_starts_;  // offsets in body_ where a joined document starts
   std::vector<int64_t> span_ends_;          // sentence ends of a pair's span
 };
 

@@ -15,6 +15,9 @@ struct MaskedBatch {
   std::vector<int64_t> labels;            // original id at selected positions, -100 elsewhere
   std::vector<int64_t> masked_positions;  // ascending flat indices b*seq_len+s of selected
   std::vector<int64_t> nsp_labels;        // [batch_size]; empty unless objective nsp/sop
+  std::vector<int64_t> document_ids;      // empty unless the collator records documents
+                                          // (model.attend_across_documents: false): per token
+                                          // 1 + its document's index in the row, 0 = padding
 
   int64_t num_masked() const { return static_cast<int64_t>(masked_positions.size()); }
   bool has_padding() const {

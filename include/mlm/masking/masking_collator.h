@@ -32,12 +32,15 @@ class MaskingCollator {
   /// Throws ConfigError (naming the key) for out-of-range masking settings or seq_len, for a
   /// VocabInfo whose tables disagree with its size or whose special ids are out of range, and
   /// for a vocabulary in which every token is special (nothing to predict or to draw).
+  /// with_document_ids: fill MaskedBatch::document_ids from each sequence's document_starts
+  /// (model.attend_across_documents: false); otherwise they cost nothing.
   MaskingCollator(const config::MaskingConfig& cfg, const text::VocabInfo& vocab,
-                  int64_t seq_len, config::Objective objective);
+                  int64_t seq_len, config::Objective objective, bool with_document_ids = false);
 
   /// Pads every sequence to seq_len with [PAD] (attention 0). A sequence longer than seq_len,
-  /// with token types of another length, an id outside the vocabulary, or (NSP/SOP) a
-  /// missing sentence label is a bug upstream: std::invalid_argument naming the sample.
+  /// with token types of another length, an id outside the vocabulary, document starts not
+  /// ascending inside it, or (NSP/SOP) a missing sentence label is a bug upstream:
+  /// std::invalid_argument naming the sample.
   MaskedBatch operator()(const std::vector<data::PackedSequence>& sequences,
                          uint64_t seed) const;
 
@@ -58,6 +61,7 @@ class MaskingCollator {
   text::VocabInfo vocab_;
   int64_t seq_len_;
   config::Objective objective_;
+  bool with_document_ids_;
   SpanLengthDistribution span_lengths_;
   std::vector<int32_t> non_special_ids_;  // the random-replacement pool
 };

@@ -35,7 +35,16 @@ struct BertInputs {              // tensors on the model's device
   torch::Tensor masked_positions;  // [M] int64 flat indices b*S+s (ascending)
   torch::Tensor masked_labels;     // [M] int64 original ids at those positions
   torch::Tensor nsp_labels;        // [B] int64, undefined unless objective nsp/sop
+  torch::Tensor document_ids;      // [B,S] int64 >= 0, equal = same document of the row
+                                   //   (padding 0); read only under model.attend_across_
+                                   //   documents false (undefined = each row one document)
 };
+
+/// The additive attention bias forward() gives every layer for `inputs`: undefined without
+/// padding; [B,1,1,S] for padded keys; [B,1,S,S] when config.attend_across_documents is false
+/// and document ids are given, 0 where query and key are in the same document (padding
+/// apart), in the dtype the attention runs in (compute_dtype).
+torch::Tensor attention_bias_for(const BertInputs& inputs, const config::ModelConfig& config);
 
 struct BertOutput {
   torch::Tensor mlm_loss_sum;  // scalar fp32: sum of cross-entropy over selected positions

@@ -18,13 +18,14 @@ namespace mlm::model {
 struct BertLayerImpl : torch::nn::Module {
   explicit BertLayerImpl(const config::ModelConfig& config);
 
-  /// x: [B,S,H]; attention_bias: [B,1,1,S] fp32 from attention_bias_from_mask, or undefined
-  /// when the batch has no padding (no mask is applied at all then).
+  /// x: [B,S,H]; attention_bias: [B,1,1,S] from attention_bias_from_mask, [B,1,S,S] (per
+  /// query: documents apart, attention_bias_for), or undefined when the batch has no padding
+  /// (no mask is applied at all then).
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& attention_bias);
 
   /// The layer's output at `positions` only: [B,R] indices into S per row (a row with fewer
   /// positions repeats one), giving [B,R,H] = forward(x, attention_bias) gathered there;
-  /// undefined positions = forward(x, attention_bias).
+  /// undefined positions = forward(x, attention_bias). A per-query bias is cut to the R rows.
   /// Keys and values still come from every position; the query, output projection and
   /// feed-forward block run on the R positions only (the last layer under a sparse head).
   torch::Tensor forward_at(const torch::Tensor& x, const torch::Tensor& attention_bias,

@@ -1,6 +1,7 @@
 #pragma once
 // Small building blocks shared by the BERT modules: a LayerNorm that is safe under CPU bf16
-// autocast, the activation, and the additive attention bias for padded keys.
+// autocast, the activation, and the additive attention biases: for padded keys, and for
+// keeping the documents of a packed sequence apart.
 #include <torch/torch.h>
 
 #include "mlm/config/enums.h"
@@ -24,10 +25,28 @@ TORCH_MODULE(LayerNorm);
 /// (Hugging Face "gelu_new" / "gelu_pytorch_tanh").
 torch::Tensor activation(const torch::Tensor& x, config::Activation act);
 
-/// [B,1,1,S] fp32 additive bias: 0 for real keys, -1e30 for padding (attention_mask == 0).
-/// Finite on purpose: a fully padded row then gives uniform weights instead of NaN, and -1e30
-/// is representable in bf16; exp(-1e30 - max) is exactly 0, so real tokens are unaffected.
+/// The additive bias of a key a query may not attend to. Finite on purpose: a fully masked
+/// row then gives uniform weights instead of NaN, and -1e30 is representable in bf16 (the
+/// autocast dtype); exp(-1e30 - max) is exactly 0, so the allowed keys are unaffected.
+inline constexpr double kMaskedBias = -1e30;
+
+/// [B,1,1,S] fp32 additive bias: 0 for real keys, kMaskedBias for padding (attention_mask == 0).
 torch::Tensor attention_bias_from_mask(const torch::Tensor& attention_mask);
+
+/// [B,1,S,S] bool: true where query and key are in the same document of their row.
+/// document_ids [B,S] >= 0 (equal = same document, e.g. MaskedBatch::document_ids); attention_mask
+/// [B,S] (undefined = no padding): padding keys are never seen by real queries, while a
+/// padding query sees the padding keys, so every query sees at least itself and no row is
+/// empty, whatever else is ANDed in (a sliding window: every query is inside its own).
+torch::Tensor same_document_mask(const torch::Tensor& document_ids, const torch::Tensor& attention_mask);
+
+/// Additive bias from a boolean mask (true = may attend): 0 there, kMaskedBias elsewhere (or
+/// the dtype's lowest finite value if that is higher, fp16), in `dtype`: the dtype the
+/// attention runs in, so the layers need not cast it again.
+torch::Tensor attention_bias_from_allowed(const torch::Tensor& allowed, torch::ScalarType dtype);
+
+/// The dtype matrix products run in on `device` now: the autocast dtype when autocast is on.
+torch::ScalarType compute_dtype(const torch::Device& device);
 
 /// An empty module, only to give parameters their Hugging Face dotted path
 /// ("attention" -> "output" -> "dense"). Returns the registered child.

@@ -88,11 +88,12 @@ std::vector<ConfigChange> diff_configs(const config::RunConfig& before,
 
 bool is_architecture_key(const std::string& key) {
   // Dropout, initialisation and where the weights first came from do not change what a
-  // checkpoint's tensors mean; the head's sparse/dense switch is an execution choice.
+  // checkpoint's tensors mean; the head's sparse/dense switch is an execution choice, and
+  // which documents a token may attend to is a property of the batches, not of the weights.
   static const char* const kFree[] = {
       "model.hidden_dropout_prob", "model.attention_probs_dropout_prob",
       "model.initializer_range",   "model.init_from",
-      "model.sparse_head",
+      "model.sparse_head",         "model.attend_across_documents",
   };
   if (key.rfind("model.", 0) == 0) {
     for (const char* free_key : kFree) {

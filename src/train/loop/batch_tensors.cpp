@@ -27,6 +27,7 @@ model::BertInputs to_bert_inputs(const masking::MaskedBatch& batch, const torch:
   inputs.masked_positions = to_tensor(batch.masked_positions, {m}, device);
   inputs.masked_labels = to_tensor(labels, {m}, device);
   if (!batch.nsp_labels.empty()) inputs.nsp_labels = to_tensor(batch.nsp_labels, {b}, device);
+  if (!batch.document_ids.empty()) inputs.document_ids = to_tensor(batch.document_ids, {b, s}, device);
   return inputs;
 }
 

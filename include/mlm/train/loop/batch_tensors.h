@@ -8,8 +8,9 @@
 namespace mlm::train {
 
 /// input_ids / token_type_ids / attention_mask [B,S], masked_positions and the labels at
-/// them [M], nsp_labels [B] when the batch has them. The attention mask is left undefined
-/// (has_padding = false) for a batch without padding, so the model skips it.
+/// them [M], nsp_labels [B] and document_ids [B,S] when the batch has them. The attention
+/// mask is left undefined (has_padding = false) for a batch without padding, so the model
+/// skips it.
 model::BertInputs to_bert_inputs(const masking::MaskedBatch& batch, const torch::Device& device);
 
 /// Non-padding tokens of a batch (the unit of train.max_tokens and tokens/s).
