@@ -11,6 +11,7 @@
 #include <csignal>
 
 #include "mlm/masking/batch_stream.h"
+#include "mlm/util/errors.h"
 #include "train_test_util.h"
 
 // A named namespace, not an anonymous one: the unity build compiles this file together with
