@@ -4,22 +4,28 @@
 # round (the machines are shared and noisy: only ratios measured side by side mean anything):
 #   hf             Hugging Face BertForMaskedLM as a transformers user trains it (SDPA, labels
 #                  to the model: dense head, fused AdamW)            scripts/peers/hf_bert.py
+#                  (modernbert: ModernBertForMaskedLM the same way)  scripts/peers/hf_modernbert.py
 #   eager          hand-written eager PyTorch (fused QKV, SDPA, sparse head, last layer on the
 #                  masked positions, fused AdamW)                    scripts/peers/eager_bert.py
 #   eager-compile  the same under torch.compile (compile time reported apart, not timed)
 # Prints every round's figures and, per shape, the median ratio of mlm-bench's tokens/s to each
 # peer's and to the faster of eager and eager-compile in each round.
 #
-#   scripts/bench_vs_pytorch.sh [mini|base|all] [--fp32|--bf16] [--pipeline] [--rounds N]
-#                               [--steps N] [--threads N] [--build-dir DIR]
+#   scripts/bench_vs_pytorch.sh [mini|base|modernbert|all] [--fp32|--bf16] [--pipeline]
+#                               [--rounds N] [--steps N] [--threads N] [--build-dir DIR]
 #
-#   mini: 4 layers, hidden 256, 4 heads, I 1024, vocab 30522, batch 32, seq 128
-#   base: 12 layers, hidden 768, 12 heads, I 3072, vocab 30522, batch 16, seq 128
+#   mini: 4 layers, hidden 256, 4 heads, I 1024, vocab 30522, batch 32, seq 128, mlm prob 0.15
+#   base: 12 layers, hidden 768, 12 heads, I 3072, vocab 30522, batch 16, seq 128, mlm prob 0.15
+#   modernbert: the published modernbert-base shape (22 layers, hidden 768, 12 heads, GeGLU
+#         I 1152, vocab 50368, mlm prob 0.30) at seq 128 (batch 16) and seq 1024 (batch 2), 2
+#         timed steps; mlm-bench on configs/modernbert-base.yaml against the hf peer only
+#   all: mini and base
 #   precision: bf16 (ours train.precision=bf16, peers --bf16) when the CPU has AVX512-BF16,
 #              else fp32 (bf16 products take a scalar fallback there); --fp32 / --bf16 force it
 #   --pipeline: instead of the peers, mlm-bench --data (tokenizer, streaming dataset, masking
 #               on the sample corpus) against mlm-bench on synthetic ids, same shape, with the
-#               sample tokenizer's vocabulary (configs/mini.yaml; scripts/get_sample_corpus.sh)
+#               sample tokenizer's vocabulary (configs/mini.yaml; scripts/get_sample_corpus.sh);
+#               BERT shapes only
 #
 # Environment: PYTHON (default: the project venv, .venv/bin/python, made by scripts/setup.sh).
 # Builds mlm-bench in the build directory when it is missing.
@@ -35,7 +41,7 @@ threads=""
 build="${MLM_BUILD_DIR:-$root/build}"
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    mini|base|all) which_shapes="$1" ;;
+    mini|base|modernbert|all) which_shapes="$1" ;;
     --fp32) precision=fp32 ;;
     --bf16) precision=bf16 ;;
     --pipeline) pipeline=1 ;;
@@ -43,12 +49,20 @@ while [[ $# -gt 0 ]]; do
     --steps) steps="$2"; shift ;;
     --threads) threads="$2"; shift ;;
     --build-dir) build="$2"; shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
     *) echo "error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "error: --rounds must be a positive integer" >&2; exit 2; }
+if ((pipeline)) && [[ "$which_shapes" == modernbert ]]; then
+  echo "error: --pipeline runs the BERT shapes (mini, base) only" >&2
+  exit 2
+fi
+if [[ "$which_shapes" == modernbert && ! -f "$root/configs/modernbert-base.yaml" ]]; then
+  echo "error: no configs/modernbert-base.yaml (mlm-bench's side of the modernbert shapes)" >&2
+  exit 1
+fi
 
 python="${PYTHON:-$root/.venv/bin/python}"
 if [[ -z "${PYTHON:-}" && ! -x "$python" ]]; then
@@ -85,11 +99,13 @@ if [[ ! -x "$bench" ]]; then
   ninja -C "$build" mlm-bench
 fi
 
-# name layers hidden heads intermediate batch default-steps
+# name -> layers hidden heads intermediate vocab batch seq mlm-probability default-steps
 shape_args() {
   case "$1" in
-    mini) echo "4 256 4 1024 32 10" ;;
-    base) echo "12 768 12 3072 16 3" ;;
+    mini) echo "4 256 4 1024 30522 32 128 0.15 10" ;;
+    base) echo "12 768 12 3072 30522 16 128 0.15 3" ;;
+    modernbert-128) echo "22 768 12 1152 50368 16 128 0.3 2" ;;
+    modernbert-1024) echo "22 768 12 1152 50368 2 1024 0.3 2" ;;
   esac
 }
 
@@ -137,19 +153,32 @@ PY
 
 run_shape() {
   local name="$1"
-  read -r layers hidden heads inter batch default_steps <<<"$(shape_args "$name")"
+  read -r layers hidden heads inter vocab batch seq mlm_prob default_steps <<<"$(shape_args "$name")"
   local n="${steps:-$default_steps}"
+  local run=(train.precision="$precision" train.threads="$threads" train.device=cpu)
   # --pipeline keeps the sample tokenizer's vocabulary (model.vocab_size 0), which --data needs.
-  local vocab=30522
-  ((pipeline)) && vocab=0
-  local ours=("$bench" --config "$root/configs/mini.yaml" --json --steps "$n" --warmup 1
-    --set model.num_hidden_layers="$layers" model.hidden_size="$hidden"
-    model.num_attention_heads="$heads" model.intermediate_size="$inter"
-    model.max_position_embeddings=512 model.vocab_size="$vocab" model.sparse_head=true
-    train.micro_batch_size="$batch" data.seq_len=128 masking.mlm_probability=0.15
-    train.precision="$precision" train.threads="$threads" train.device=cpu)
+  local our_vocab="$vocab"
+  ((pipeline)) && our_vocab=0
+  local ours
+  if [[ "$name" == modernbert-* ]]; then
+    # The architecture and the rest of the model (RoPE, local/global layers, no biases) are the
+    # config's; the shape is given again so both sides surely run the same one.
+    ours=("$bench" --config "$root/configs/modernbert-base.yaml" --json --steps "$n" --warmup 1
+      --set model.num_hidden_layers="$layers" model.hidden_size="$hidden"
+      model.num_attention_heads="$heads" model.intermediate_size="$inter"
+      model.vocab_size="$vocab" data.seq_len="$seq" train.micro_batch_size="$batch"
+      masking.mlm_probability="$mlm_prob" "${run[@]}")
+  else
+    ours=("$bench" --config "$root/configs/mini.yaml" --json --steps "$n" --warmup 1
+      --set model.num_hidden_layers="$layers" model.hidden_size="$hidden"
+      model.num_attention_heads="$heads" model.intermediate_size="$inter"
+      model.max_position_embeddings=512 model.vocab_size="$our_vocab" model.sparse_head=true
+      train.micro_batch_size="$batch" data.seq_len="$seq" masking.mlm_probability="$mlm_prob"
+      "${run[@]}")
+  fi
   local shape=(--layers "$layers" --hidden "$hidden" --heads "$heads" --intermediate "$inter"
-    --vocab 30522 --batch "$batch" --seq 128 --steps "$n" --mlm-prob 0.15 --threads "$threads")
+    --vocab "$vocab" --batch "$batch" --seq "$seq" --steps "$n" --mlm-prob "$mlm_prob"
+    --threads "$threads")
   [[ "$precision" == bf16 ]] && shape+=(--bf16)
   # Sides: labels and commands (one array per side, named cmd_<index>); side 0 is "ours".
   local labels cmd_0 cmd_1 cmd_2 cmd_3
@@ -157,6 +186,10 @@ run_shape() {
     labels=("mlm-bench --data" synthetic)
     cmd_0=("${ours[@]}" --data)
     cmd_1=("${ours[@]}")
+  elif [[ "$name" == modernbert-* ]]; then  # no hand-written ModernBERT peer
+    labels=(mlm-bench hf)
+    cmd_0=("${ours[@]}")
+    cmd_1=("$python" "$peers/hf_modernbert.py" "${shape[@]}")
   else
     labels=(mlm-bench hf eager eager-compile)
     cmd_0=("${ours[@]}")
@@ -166,8 +199,9 @@ run_shape() {
   fi
   local count=${#labels[@]}
 
-  echo "== $name: L=$layers H=$hidden A=$heads I=$inter V=$vocab B=$batch S=128 $precision," \
-       "$threads threads, $n timed steps, $rounds rounds (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  echo "== $name: L=$layers H=$hidden A=$heads I=$inter V=$our_vocab B=$batch S=$seq p=$mlm_prob" \
+       "$precision, $threads threads, $n timed steps, $rounds rounds" \
+       "(load: $(cut -d' ' -f1-3 /proc/loadavg))"
   local records=()
   for ((r = 1; r <= rounds; r++)); do
     # Rotate who goes first, so a drift in the machine's load hits every side alike.
@@ -191,5 +225,6 @@ run_shape() {
 case "$which_shapes" in
   mini) run_shape mini ;;
   base) run_shape base ;;
+  modernbert) run_shape modernbert-128; run_shape modernbert-1024 ;;
   all) run_shape mini; run_shape base ;;
 esac

@@ -99,6 +99,30 @@ struct FiniteCheck {
   }
 };
 
+// The modernbert keys; the bert keys it shares were checked by validate_model.
+void validate_modernbert(const ModelConfig& m) {
+  if (m.objective != Objective::mlm) {
+    fail("model.objective", std::string(to_string(m.objective)),
+         "has no head in ModernBERT (transformers' ModernBertForMaskedLM is MLM only): set "
+         "model.objective to mlm or model.architecture to bert");
+  }
+  at_least("model.global_attn_every_n_layers", m.global_attn_every_n_layers, 1,
+           " (1 = every layer attends globally)");
+  at_least("model.local_attention", m.local_attention, 2,
+           " (the sliding window: a token sees the tokens within local_attention / 2)");
+  positive("model.global_rope_theta", m.global_rope_theta);
+  positive("model.local_rope_theta", m.local_rope_theta);
+  positive("model.initializer_cutoff_factor", m.initializer_cutoff_factor);
+  in_range("model.embedding_dropout", m.embedding_dropout, 0, End::closed, 1, End::open);
+  in_range("model.mlp_dropout", m.mlp_dropout, 0, End::closed, 1, End::open);
+  if ((m.hidden_size / m.num_attention_heads) % 2 != 0) {
+    fail("model.hidden_size", number(m.hidden_size),
+         "gives an odd head width " + number(m.hidden_size / m.num_attention_heads) +
+             "; rotary position embeddings rotate pairs of dimensions: choose hidden_size and "
+             "num_attention_heads with an even quotient");
+  }
+}
+
 void validate_model(const ModelConfig& m) {
   if (m.vocab_size != 0 && m.vocab_size < kSpecialTokens + 1) {
     fail("model.vocab_size", number(m.vocab_size),
@@ -150,6 +174,7 @@ void validate_model(const ModelConfig& m) {
   positive("model.layer_norm_eps", m.layer_norm_eps);
   positive("model.initializer_range", m.initializer_range);
   at_least("model.pad_vocab_multiple", m.pad_vocab_multiple, 1, " (1 = no padding)");
+  if (m.architecture == Architecture::modernbert) validate_modernbert(m);
 }
 
 void validate_tokenizer(const TokenizerConfig& t) {

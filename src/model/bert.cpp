@@ -1,7 +1,5 @@
 #include "mlm/model/bert.h"
 
-#include <unordered_set>
-
 namespace mlm::model {
 namespace F = torch::nn::functional;
 
@@ -46,12 +44,7 @@ torch::Tensor BertModelImpl::pool(const torch::Tensor& hidden) {
 
 BertForPreTrainingImpl::BertForPreTrainingImpl(const config::ModelConfig& c, int64_t vocab_size,
                                                int64_t pad_id)
-    : config_(c), vocab_size_(vocab_size), pad_id_(pad_id) {
-  TORCH_CHECK(vocab_size > 0, "vocab_size must be positive, got ", vocab_size);
-  TORCH_CHECK(pad_id >= 0 && pad_id < vocab_size, "pad_id ", pad_id, " outside the vocabulary of ",
-              vocab_size);
-  const int64_t multiple = std::max<int64_t>(1, c.pad_vocab_multiple);
-  padded_vocab_ = (vocab_size + multiple - 1) / multiple * multiple;
+    : MaskedLmImpl(c, vocab_size, pad_id) {
   const bool nsp = c.objective != config::Objective::mlm;
   bert = register_module("bert", BertModel(c, padded_vocab_, pad_id, nsp));
   auto cls = add_container(*this, "cls");
@@ -80,7 +73,7 @@ void BertForPreTrainingImpl::init_weights() {
   predictions->bias.zero_();
 }
 
-BertOutput BertForPreTrainingImpl::forward(const BertInputs& in, bool return_logits) {
+MlmOutput BertForPreTrainingImpl::forward(const MlmInputs& in, bool return_logits) {
   TORCH_CHECK(in.input_ids.defined() && in.input_ids.dim() == 2, "input_ids must be [B,S]");
   TORCH_CHECK(in.masked_positions.defined() && in.masked_labels.defined(),
               "masked_positions and masked_labels are required");
@@ -109,14 +102,7 @@ BertOutput BertForPreTrainingImpl::forward(const BertInputs& in, bool return_log
       logits = predictions->forward(flat, word_embeddings()).index_select(0, in.masked_positions);
     }
   }
-  // Padded rows are sliced off before the softmax: they can never be predicted or counted.
-  auto real = logits.narrow(1, 0, vocab_size_).to(torch::kFloat32);
-  BertOutput out;
-  out.mlm_loss_sum = F::cross_entropy(real, in.masked_labels,
-                                      F::CrossEntropyFuncOptions().reduction(torch::kSum));
-  out.mlm_correct = real.argmax(1).eq(in.masked_labels).sum();
-  if (return_logits) out.mlm_logits = real;
-
+  MlmOutput out = score(logits, in.masked_labels, return_logits);
   if (seq_relationship && in.nsp_labels.defined()) {
     auto nsp_logits = seq_relationship(bert->pool(hidden)).to(torch::kFloat32);
     out.nsp_loss_sum = F::cross_entropy(nsp_logits, in.nsp_labels,
@@ -126,41 +112,12 @@ BertOutput BertForPreTrainingImpl::forward(const BertInputs& in, bool return_log
   return out;
 }
 
-torch::Tensor attention_bias_for(const BertInputs& in, const config::ModelConfig& config) {
-  const torch::Tensor mask = in.has_padding ? in.attention_mask : torch::Tensor();
-  if (!config.attend_across_documents && in.document_ids.defined()) {
-    TORCH_CHECK(in.document_ids.sizes() == in.input_ids.sizes(), "document_ids ", in.document_ids.sizes(),
-                " and input_ids ", in.input_ids.sizes(), " differ in shape");
-    return attention_bias_from_allowed(same_document_mask(in.document_ids, mask),
-                                       compute_dtype(in.input_ids.device()));
-  }
-  return mask.defined() ? attention_bias_from_mask(mask) : torch::Tensor();
-}
+TensorDict BertForPreTrainingImpl::hf_state_dict() { return to_hf_state_dict(*this); }
 
-SelectedPositions SelectedPositions::from_flat(const torch::Tensor& flat, int64_t batch,
-                                              int64_t seq) {
-  // flat = b*S + s, ascending: a position's slot j within its row is its index minus the
-  // number of positions in earlier rows.
-  const auto row = flat.div(seq, /*rounding_mode=*/"floor");
-  const auto column = flat - row * seq;
-  const auto counts = torch::bincount(row, /*weights=*/{}, batch);
-  const int64_t width = std::max<int64_t>(1, counts.max().item<int64_t>());
-  const auto first = counts.cumsum(0) - counts;
-  const auto slot = torch::arange(flat.numel(), flat.options()) - first.index_select(0, row);
-  SelectedPositions out;
-  out.positions = torch::zeros({batch, width}, flat.options());
-  out.positions.index_put_({row, slot}, column);
-  out.rows = row * width + slot;
-  return out;
-}
+TensorDict BertForPreTrainingImpl::hf_gradients() { return to_hf_gradients(*this); }
 
-int64_t count_parameters(torch::nn::Module& module) {
-  std::unordered_set<const void*> seen;
-  int64_t total = 0;
-  for (const auto& p : module.parameters()) {
-    if (seen.insert(p.unsafeGetTensorImpl()).second) total += p.numel();
-  }
-  return total;
+void BertForPreTrainingImpl::load_hf_state_dict(const TensorDict& state, const std::string& origin) {
+  model::load_hf_state_dict(*this, state, origin);
 }
 
 }  // namespace mlm::model

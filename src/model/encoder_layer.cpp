@@ -28,23 +28,6 @@ BertLayerImpl::BertLayerImpl(const config::ModelConfig& c)
   output_norm = output->register_module("LayerNorm", LayerNorm(h, c.layer_norm_eps));
 }
 
-namespace {
-
-// x [B,S,H] at positions [B,R] -> [B,R,H]
-torch::Tensor gather_positions(const torch::Tensor& x, const torch::Tensor& positions) {
-  return x.gather(1, positions.unsqueeze(-1).expand({-1, -1, x.size(2)}));
-}
-
-// The bias rows of the queries at positions [B,R]: [B,1,S,S] -> [B,1,R,S]. A key-only bias
-// ([B,1,1,S], or none) is the same for every query.
-torch::Tensor bias_rows_at(const torch::Tensor& bias, const torch::Tensor& positions) {
-  if (!bias.defined() || bias.size(2) == 1) return bias;
-  const auto rows = positions.view({positions.size(0), 1, positions.size(1), 1});
-  return bias.gather(2, rows.expand({-1, bias.size(1), -1, bias.size(3)}));
-}
-
-}  // namespace
-
 torch::Tensor BertLayerImpl::self_attention(const torch::Tensor& queries, const torch::Tensor& x,
                                             const torch::Tensor& attention_bias) {
   namespace F = torch::nn::functional;

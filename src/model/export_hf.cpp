@@ -9,13 +9,15 @@
 namespace mlm::model {
 namespace fs = std::filesystem;
 
-nlohmann::json hf_config_json(const BertForPreTraining& model) {
-  const auto& c = model->config();
-  const bool nsp = model->has_nsp_head();
+namespace {
+
+nlohmann::json bert_config_json(const MaskedLmImpl& model) {
+  const auto& c = model.config();
+  const bool nsp = model.has_nsp_head();
   nlohmann::json j;
   j["architectures"] = {nsp ? "BertForPreTraining" : "BertForMaskedLM"};
   j["model_type"] = "bert";
-  j["vocab_size"] = model->vocab_size();
+  j["vocab_size"] = model.vocab_size();
   j["hidden_size"] = c.hidden_size;
   j["num_hidden_layers"] = c.num_hidden_layers;
   j["num_attention_heads"] = c.num_attention_heads;
@@ -28,7 +30,7 @@ nlohmann::json hf_config_json(const BertForPreTraining& model) {
   j["type_vocab_size"] = c.type_vocab_size;
   j["initializer_range"] = c.initializer_range;
   j["layer_norm_eps"] = c.layer_norm_eps;
-  j["pad_token_id"] = model->pad_id();
+  j["pad_token_id"] = model.pad_id();
   j["position_embedding_type"] = "absolute";
   j["classifier_dropout"] = nullptr;
   j["use_cache"] = true;
@@ -41,17 +43,25 @@ nlohmann::json hf_config_json(const BertForPreTraining& model) {
   return j;
 }
 
-void write_hf_model(BertForPreTraining& model, const std::string& output_dir, WeightFormat format) {
-  if (model->config().norm == config::NormPosition::pre)
+}  // namespace
+
+nlohmann::json hf_config_json(MaskedLm model) {
+  return model->config().architecture == config::Architecture::modernbert ? modernbert_config_json(*model)
+                                                                           : bert_config_json(*model);
+}
+
+void write_hf_model(MaskedLm model, const std::string& output_dir, WeightFormat format) {
+  const auto& c = model->config();
+  if (c.architecture == config::Architecture::bert && c.norm == config::NormPosition::pre)
     log::warn("export", "model.norm is pre: Hugging Face BERT is post-LN and cannot load "
               "bert.encoder.final_layer_norm; the export is for mlm-train (model.init_from) and "
               "custom code");
   const fs::path dir(output_dir);
   write_file_atomically(dir / "config.json", hf_config_json(model).dump(2) + "\n");
   if (format == WeightFormat::safetensors)
-    write_safetensors((dir / "model.safetensors").string(), to_hf_state_dict(model));
+    write_safetensors((dir / "model.safetensors").string(), model->hf_state_dict());
   else
-    write_tensor_file((dir / "pytorch_model.bin").string(), to_hf_state_dict(model));
+    write_tensor_file((dir / "pytorch_model.bin").string(), model->hf_state_dict());
 }
 
 }  // namespace mlm::model

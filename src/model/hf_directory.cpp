@@ -10,6 +10,7 @@
 #include "mlm/model/safetensors.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
+#include "config_json.h"
 
 namespace mlm::model {
 namespace fs = std::filesystem;
@@ -66,17 +67,6 @@ TensorDict read_sharded(const std::string& index_path) {
   return out;
 }
 
-template <class T>
-void take(const nlohmann::json& json, const char* key, T& field, const std::string& path) {
-  if (!json.contains(key) || json[key].is_null()) return;
-  try {
-    field = json[key].get<T>();
-  } catch (const std::exception&) {
-    throw CheckpointError(fmt::format("{}: {} is {}, not a {}", path, key, json[key].dump(),
-                                      std::is_floating_point_v<T> ? "number" : "whole number"));
-  }
-}
-
 // A shape field of config.json beside the model's.
 struct ShapeField {
   const char* hf_key;
@@ -99,11 +89,21 @@ TensorDict read_hf_weights(const std::string& dir) {
   return ends_with(path, ".index.json") ? read_sharded(path) : read_weight_file(path);
 }
 
+config::Activation activation_from_hf(const std::string& name, const char* key, const std::string& path) {
+  if (name == "gelu") return config::Activation::gelu;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return config::Activation::gelu_tanh;
+  throw CheckpointError(path + ": " + key + " " + name + " is not one mlm-train computes (gelu, gelu_new)");
+}
+
 config::ModelConfig model_config_from_hf(const std::string& path, config::ModelConfig c) {
   const auto json = read_json(path);
   if (!json.is_object()) throw CheckpointError(path + ": not a JSON object");
-  if (json.contains("model_type") && json["model_type"] != "bert")
-    throw CheckpointError(path + ": model_type is " + json["model_type"].dump() + "; mlm-train reads BERT models");
+  const std::string type = json.value("model_type", "bert");
+  if (type == "modernbert") return modernbert_config_from_hf(json, path, c);
+  if (type != "bert")
+    throw CheckpointError(path + ": model_type is " + json["model_type"].dump() +
+                          "; mlm-train reads BERT and ModernBERT models");
+  c.architecture = config::Architecture::bert;
   take(json, "vocab_size", c.vocab_size, path);
   take(json, "hidden_size", c.hidden_size, path);
   take(json, "num_hidden_layers", c.num_hidden_layers, path);
@@ -117,20 +117,22 @@ config::ModelConfig model_config_from_hf(const std::string& path, config::ModelC
   take(json, "initializer_range", c.initializer_range, path);
   std::string act;
   take(json, "hidden_act", act, path);
-  if (act == "gelu") c.hidden_act = config::Activation::gelu;
-  else if (act == "gelu_new" || act == "gelu_pytorch_tanh" || act == "gelu_fast") c.hidden_act = config::Activation::gelu_tanh;
-  else if (!act.empty()) throw CheckpointError(path + ": hidden_act " + act + " is not one mlm-train computes (gelu, gelu_new)");
+  if (!act.empty()) c.hidden_act = activation_from_hf(act, "hidden_act", path);
   c.norm = json.value("mlm_train_norm", "") == "pre" ? config::NormPosition::pre : config::NormPosition::post;
   return c;
 }
 
-void init_from_pretrained(BertForPreTraining& model, const std::string& dir) {
+void init_from_pretrained(MaskedLm model, const std::string& dir) {
   if (!fs::is_directory(dir)) throw CheckpointError(dir + ": model.init_from is not a directory");
   const auto config_path = (fs::path(dir) / "config.json").string();
   if (fs::exists(config_path)) {
     auto ours = model->config();
     ours.vocab_size = model->vocab_size();  // the config's 0 means the tokenizer's size
     const auto theirs = model_config_from_hf(config_path, ours);
+    if (theirs.architecture != ours.architecture)
+      throw CheckpointError(fmt::format("{}: a {} model, but model.architecture is {}", config_path,
+                                        config::to_string(theirs.architecture), config::to_string(ours.architecture)));
+    // The fields that decide the weights' shapes, and for ModernBERT which layers look how far.
     const ShapeField fields[] = {
         {"vocab_size", "model.vocab_size", ours.vocab_size, theirs.vocab_size},
         {"hidden_size", "model.hidden_size", ours.hidden_size, theirs.hidden_size},
@@ -139,7 +141,10 @@ void init_from_pretrained(BertForPreTraining& model, const std::string& dir) {
         {"intermediate_size", "model.intermediate_size", ours.intermediate_size, theirs.intermediate_size},
         {"max_position_embeddings", "model.max_position_embeddings", ours.max_position_embeddings,
          theirs.max_position_embeddings},
-        {"type_vocab_size", "model.type_vocab_size", ours.type_vocab_size, theirs.type_vocab_size}};
+        {"type_vocab_size", "model.type_vocab_size", ours.type_vocab_size, theirs.type_vocab_size},
+        {"global_attn_every_n_layers", "model.global_attn_every_n_layers", ours.global_attn_every_n_layers,
+         theirs.global_attn_every_n_layers},
+        {"local_attention", "model.local_attention", ours.local_attention, theirs.local_attention}};
     std::string differences;
     for (const auto& f : fields)
       if (f.theirs != f.ours)
@@ -152,12 +157,16 @@ void init_from_pretrained(BertForPreTraining& model, const std::string& dir) {
     if (theirs.layer_norm_eps != ours.layer_norm_eps)
       log::warn("model", "{}: layer_norm_eps is {} but model.layer_norm_eps is {}", config_path,
                 theirs.layer_norm_eps, ours.layer_norm_eps);
-    if (theirs.norm != ours.norm)
+    if (theirs.global_rope_theta != ours.global_rope_theta || theirs.local_rope_theta != ours.local_rope_theta)
+      log::warn("model", "{}: rope_theta global {} / local {} but model.global_rope_theta {} / local_rope_theta {}",
+                config_path, theirs.global_rope_theta, theirs.local_rope_theta, ours.global_rope_theta,
+                ours.local_rope_theta);
+    if (ours.architecture == config::Architecture::bert && theirs.norm != ours.norm)
       log::warn("model", "{}: the weights are {}-LN but model.norm is {}", config_path, config::to_string(theirs.norm),
                 config::to_string(ours.norm));
   }
   const auto weights = find_hf_weights(dir);
-  load_hf_state_dict(model, read_hf_weights(dir), weights.empty() ? dir : weights);
+  model->load_hf_state_dict(read_hf_weights(dir), weights.empty() ? dir : weights);
   log::info("model", "initialised from {}", weights);
 }
 

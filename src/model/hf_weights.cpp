@@ -7,23 +7,14 @@
 #include <set>
 
 #include "mlm/model/bert.h"
+#include "key_report.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
 namespace mlm::model {
 namespace {
 
-std::string shape_str(const torch::Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
-
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
-// Lists at most `limit` entries so that loading a model of another size stays one readable line.
-std::string join_limited(const std::vector<std::string>& items, size_t limit = 12) {
-  std::string out;
-  for (size_t i = 0; i < items.size() && i < limit; ++i) out += (i ? ", " : "") + items[i];
-  if (items.size() > limit) out += fmt::format(", ... ({} more)", items.size() - limit);
-  return out;
-}
 
 // TF-era checkpoints name LayerNorm parameters gamma/beta; transformers renames them on load.
 std::string normalise_key(std::string key) {
@@ -39,8 +30,7 @@ std::string normalise_key(std::string key) {
 }  // namespace
 
 // The HF layout of `pick(parameter)` for every parameter: the weights (detach) or their gradients.
-static TensorDict hf_views(BertForPreTraining& model, const std::function<torch::Tensor(const torch::Tensor&)>& pick) {
-  auto& m = *model;
+static TensorDict hf_views(BertForPreTrainingImpl& m, const std::function<torch::Tensor(const torch::Tensor&)>& pick) {
   auto narrow = [](const torch::Tensor& t, int64_t start, int64_t length) {
     return t.defined() ? t.narrow(0, start, length) : t;
   };
@@ -90,15 +80,15 @@ static TensorDict hf_views(BertForPreTraining& model, const std::function<torch:
   return out;
 }
 
-TensorDict to_hf_state_dict(BertForPreTraining& model) {
+TensorDict to_hf_state_dict(BertForPreTrainingImpl& model) {
   return hf_views(model, [](const torch::Tensor& p) { return p.detach(); });
 }
 
-TensorDict to_hf_gradients(BertForPreTraining& model) {
+TensorDict to_hf_gradients(BertForPreTrainingImpl& model) {
   return hf_views(model, [](const torch::Tensor& p) { return p.grad(); });
 }
 
-void load_hf_state_dict(BertForPreTraining& model, const TensorDict& state, const std::string& origin) {
+void load_hf_state_dict(BertForPreTrainingImpl& model, const TensorDict& state, const std::string& origin) {
   // Normalise the file's names: gamma/beta, and the bare BertModel without "bert.".
   bool bare = true;
   for (const auto& [key, _] : state)
@@ -118,7 +108,7 @@ void load_hf_state_dict(BertForPreTraining& model, const TensorDict& state, cons
   };
   // Keys the file may have that this model does not use: pooler and NSP head (objective mlm).
   auto ignorable_key = [&](const std::string& key) {
-    return !model->has_nsp_head() && (starts_with(key, "bert.pooler.") || starts_with(key, "cls.seq_relationship."));
+    return !model.has_nsp_head() && (starts_with(key, "bert.pooler.") || starts_with(key, "cls.seq_relationship."));
   };
 
   const auto expected = to_hf_state_dict(model);
@@ -140,9 +130,9 @@ void load_hf_state_dict(BertForPreTraining& model, const TensorDict& state, cons
   }
   if (!missing.empty() || !mismatched.empty() || !unexpected.empty()) {
     std::string msg = origin + ": weights do not match the model (vocab " +
-                      std::to_string(model->vocab_size()) + ", hidden " +
-                      std::to_string(model->config().hidden_size) + ", layers " +
-                      std::to_string(model->config().num_hidden_layers) + ")";
+                      std::to_string(model.vocab_size()) + ", hidden " +
+                      std::to_string(model.config().hidden_size) + ", layers " +
+                      std::to_string(model.config().num_hidden_layers) + ")";
     if (!mismatched.empty()) msg += "; shape mismatches: " + join_limited(mismatched);
     if (!missing.empty()) msg += "; missing keys: " + join_limited(missing);
     if (!unexpected.empty()) msg += "; unexpected keys: " + join_limited(unexpected);
@@ -155,8 +145,8 @@ void load_hf_state_dict(BertForPreTraining& model, const TensorDict& state, cons
 
   torch::NoGradGuard no_grad;
   // Padded vocabulary rows are not in the file: reset them to their initial zero.
-  model->word_embeddings().zero_();
-  model->predictions->bias.zero_();
+  model.word_embeddings().zero_();
+  model.predictions->bias.zero_();
   if (!source.count("cls.predictions.bias") && source.count("cls.predictions.decoder.bias"))
     source["cls.predictions.bias"] = source["cls.predictions.decoder.bias"];
   for (const auto& [key, target] : expected) {
@@ -169,14 +159,6 @@ void load_hf_state_dict(BertForPreTraining& model, const TensorDict& state, cons
       !torch::equal(decoder->second.to(torch::kFloat32), expected.front().second.to(torch::kFloat32).cpu()))
     log::warn("model", "{}: cls.predictions.decoder.weight differs from the word embeddings; "
               "the decoder is tied here, so the word embeddings are used", origin);
-}
-
-void save_model_pt(BertForPreTraining& model, const std::string& path) {
-  write_tensor_file(path, to_hf_state_dict(model));
-}
-
-void load_model_pt(BertForPreTraining& model, const std::string& path) {
-  load_hf_state_dict(model, read_tensor_file(path), path);
 }
 
 }  // namespace mlm::model

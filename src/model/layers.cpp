@@ -8,9 +8,9 @@
 
 namespace mlm::model {
 
-LayerNormImpl::LayerNormImpl(int64_t size, double eps) : size_(size), eps_(eps) {
+LayerNormImpl::LayerNormImpl(int64_t size, double eps, bool with_bias) : size_(size), eps_(eps) {
   weight = register_parameter("weight", torch::ones({size}));
-  bias = register_parameter("bias", torch::zeros({size}));
+  if (with_bias) bias = register_parameter("bias", torch::zeros({size}));
 }
 
 torch::Tensor LayerNormImpl::forward(const torch::Tensor& x) {
@@ -44,6 +44,11 @@ torch::Tensor same_document_mask(const torch::Tensor& document_ids, const torch:
   return ids.unsqueeze(2).eq(ids.unsqueeze(1)).unsqueeze(1);  // [B,1,S(query),S(key)]
 }
 
+torch::Tensor sliding_window_mask(int64_t seq, int64_t half_window, const torch::Device& device) {
+  const auto position = torch::arange(seq, torch::TensorOptions().dtype(torch::kLong).device(device));
+  return (position.unsqueeze(1) - position.unsqueeze(0)).abs().le(half_window).view({1, 1, seq, seq});
+}
+
 torch::Tensor attention_bias_from_allowed(const torch::Tensor& allowed, torch::ScalarType dtype) {
   TORCH_CHECK(allowed.scalar_type() == torch::kBool, "allowed must be a bool mask, got ", allowed.scalar_type());
   double lowest = 0;  // fp16's lowest finite (-65504) is above kMaskedBias
@@ -52,6 +57,17 @@ torch::Tensor attention_bias_from_allowed(const torch::Tensor& allowed, torch::S
   });
   auto bias = torch::zeros(allowed.sizes(), allowed.options().dtype(dtype));
   return bias.masked_fill_(allowed.logical_not(), std::max(kMaskedBias, lowest));
+}
+
+torch::Tensor gather_positions(const torch::Tensor& x, const torch::Tensor& positions) {
+  return x.gather(1, positions.unsqueeze(-1).expand({-1, -1, x.size(2)}));
+}
+
+torch::Tensor bias_rows_at(const torch::Tensor& bias, const torch::Tensor& positions) {
+  if (!bias.defined() || bias.size(2) == 1) return bias;
+  const int64_t batch = positions.size(0), rows = positions.size(1);
+  const auto index = positions.view({batch, 1, rows, 1}).expand({-1, bias.size(1), -1, bias.size(3)});
+  return bias.expand({batch, -1, -1, -1}).gather(2, index);  // a [1,1,S,S] bias serves every row
 }
 
 torch::ScalarType compute_dtype(const torch::Device& device) {

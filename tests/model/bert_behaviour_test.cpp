@@ -11,9 +11,9 @@ namespace mlm::model {
 namespace {
 using testing::expect_tensor_near;
 
-BertInputs random_batch(int64_t batch, int64_t seq, int64_t vocab, int64_t masked_per_row, uint64_t seed) {
+MlmInputs random_batch(int64_t batch, int64_t seq, int64_t vocab, int64_t masked_per_row, uint64_t seed) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-  BertInputs in;
+  MlmInputs in;
   in.input_ids = torch::randint(5, vocab, {batch, seq}, gen, torch::kLong);
   in.token_type_ids = torch::zeros({batch, seq}, torch::kLong);
   in.attention_mask = torch::ones({batch, seq}, torch::kLong);
@@ -84,7 +84,7 @@ TEST(Bert, PaddingDoesNotChangeRealTokens) {
   auto model = tiny_model(config::NormPosition::pre);
   auto in = random_batch(2, 8, testing::kTinyVocab, 2, 4);
   auto base = model->forward(in, true);
-  BertInputs padded = in;
+  MlmInputs padded = in;
   padded.input_ids = torch::cat({in.input_ids, torch::zeros({2, 4}, torch::kLong)}, 1);
   padded.token_type_ids = torch::zeros({2, 12}, torch::kLong);
   padded.attention_mask = torch::cat({torch::ones({2, 8}, torch::kLong), torch::zeros({2, 4}, torch::kLong)}, 1);
@@ -157,7 +157,7 @@ TEST(Bert, Bf16AutocastForwardBackwardIsFinite) {
     in.has_padding = true;
     in.nsp_labels = torch::tensor({0, 1}, torch::kLong);
     set_cpu_bf16_autocast(true);
-    BertOutput out;
+    MlmOutput out;
     try {
       out = model->forward(in, true);
     } catch (...) {

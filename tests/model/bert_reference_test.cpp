@@ -37,7 +37,7 @@ TEST_P(BertReference, MatchesPyTorch) {
   model->train();  // dropout is 0: training mode must be exact too
 
   auto ref = testing::load_fixture(std::string("bert_") + c.norm + (c.padded ? "_pad" : "_nopad") + "_case.pt");
-  const BertInputs in = testing::reference_inputs(ref, c.padded, model->has_nsp_head());
+  const MlmInputs in = testing::reference_inputs(ref, c.padded, model->has_nsp_head());
 
   auto out = model->forward(in, /*return_logits=*/true);
   expect_tensor_near(out.mlm_logits, ref["mlm_logits"], 1e-5, "mlm_logits");

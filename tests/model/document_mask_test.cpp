@@ -35,9 +35,9 @@ BertForPreTraining make_model(const config::ModelConfig& cfg, uint64_t seed = 3)
 }
 
 /// Two packed rows [CLS] A [SEP] B [SEP] [PAD] with random A and B, document ids 1, 2 and 0.
-BertInputs packed_rows(uint64_t seed) {
+MlmInputs packed_rows(uint64_t seed) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-  BertInputs in;
+  MlmInputs in;
   in.input_ids = torch::randint(5, testing::kTinyVocab, {2, kSeq}, gen, torch::kLong);
   in.input_ids.select(1, 0).fill_(2);
   in.input_ids.select(1, kFirstDocEnd - 1).fill_(3);
@@ -55,13 +55,13 @@ BertInputs packed_rows(uint64_t seed) {
   return in;
 }
 
-torch::Tensor hidden(BertForPreTraining& model, const BertInputs& in) {
+torch::Tensor hidden(BertForPreTraining& model, const MlmInputs& in) {
   torch::NoGradGuard no_grad;
   return model->bert->forward(in.input_ids, in.token_type_ids, attention_bias_for(in, model->config()));
 }
 
 /// The inputs with every id of positions [from, to) redrawn (none equal to the old one).
-BertInputs with_changed_ids(BertInputs in, int64_t from, int64_t to, uint64_t seed) {
+MlmInputs with_changed_ids(MlmInputs in, int64_t from, int64_t to, uint64_t seed) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
   auto span = in.input_ids.narrow(1, from, to - from);
   in.input_ids = in.input_ids.clone();
@@ -74,7 +74,7 @@ BertInputs with_changed_ids(BertInputs in, int64_t from, int64_t to, uint64_t se
 double max_diff(const torch::Tensor& a, const torch::Tensor& b) { return (a - b).abs().max().item<double>(); }
 
 TEST(DocumentMask, TheBiasIsBlockDiagonalAndKeepsPaddingApart) {
-  BertInputs in;
+  MlmInputs in;
   in.input_ids = torch::zeros({1, 5}, torch::kLong);
   in.document_ids = torch::tensor({{1, 1, 2, 2, 0}}, torch::kLong);
   in.attention_mask = torch::tensor({{1, 1, 1, 1, 0}}, torch::kLong);
@@ -112,7 +112,7 @@ TEST(DocumentMask, TheFirstDocumentEqualsTheRowCutAfterIt) {
     SCOPED_TRACE(norm == config::NormPosition::post ? "post-LN" : "pre-LN");
     auto apart = make_model(config_for(norm, false));
     const auto in = packed_rows(1);
-    BertInputs cut;
+    MlmInputs cut;
     cut.input_ids = in.input_ids.narrow(1, 0, kFirstDocEnd);
     cut.token_type_ids = in.token_type_ids.narrow(1, 0, kFirstDocEnd);
     cut.has_padding = false;
@@ -158,7 +158,7 @@ TEST(DocumentMask, StaysApartAndFiniteUnderBf16Autocast) {
   at::autocast::set_autocast_enabled(at::kCPU, true);
   at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
   torch::Tensor base, got;
-  BertOutput out;
+  MlmOutput out;
   try {
     base = hidden(apart, in);
     got = hidden(apart, changed);
@@ -223,7 +223,7 @@ TEST(DocumentMask, SparseLastLayerMatchesTheDenseModel) {
     dense->train();
 
     auto gen = at::make_generator<at::CPUGeneratorImpl>(9);
-    BertInputs in;
+    MlmInputs in;
     in.input_ids = torch::randint(5, testing::kTinyVocab, {3, 10}, gen, torch::kLong);
     in.token_type_ids = torch::zeros({3, 10}, torch::kLong);
     in.attention_mask = torch::ones({3, 10}, torch::kLong);
@@ -260,7 +260,7 @@ TEST(DocumentMask, SparseLastLayerMatchesTheDenseModel) {
   }
 }
 
-BertInputs to_device(BertInputs in, const torch::Device& device) {
+MlmInputs to_device(MlmInputs in, const torch::Device& device) {
   for (auto* t : {&in.input_ids, &in.token_type_ids, &in.attention_mask, &in.document_ids, &in.masked_positions,
                   &in.masked_labels}) {
     if (t->defined()) *t = t->to(device);

@@ -63,9 +63,9 @@ inline std::map<std::string, torch::Tensor> load_fixture(const std::string& name
 
 /// A reference case's inputs (make_bert_reference.py) on `device`, with NSP labels for a model
 /// with that head.
-inline BertInputs reference_inputs(std::map<std::string, torch::Tensor>& ref, bool padded, bool nsp,
+inline MlmInputs reference_inputs(std::map<std::string, torch::Tensor>& ref, bool padded, bool nsp,
                                    const torch::Device& device = torch::kCPU) {
-  BertInputs in;
+  MlmInputs in;
   in.input_ids = ref["input_ids"].to(device);
   in.token_type_ids = ref["token_type_ids"].to(device);
   in.attention_mask = ref["attention_mask"].to(device);
@@ -78,10 +78,10 @@ inline BertInputs reference_inputs(std::map<std::string, torch::Tensor>& ref, bo
 
 /// Expects the model's gradients (Hugging Face key names) to match every "grad.<key>" of the
 /// reference case within `atol`; returns how many were compared.
-inline int expect_reference_gradients(BertForPreTraining& model,
-                                      const std::map<std::string, torch::Tensor>& ref, double atol) {
+inline int expect_reference_gradients(MaskedLm model, const std::map<std::string, torch::Tensor>& ref,
+                                      double atol) {
   std::map<std::string, torch::Tensor> grads;
-  for (auto& [key, grad] : to_hf_gradients(model)) grads[key] = grad;
+  for (auto& [key, grad] : model->hf_gradients()) grads[key] = grad;
   int checked = 0;
   for (const auto& [key, want] : ref) {
     if (key.rfind("grad.", 0) != 0) continue;

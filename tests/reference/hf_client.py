@@ -12,7 +12,12 @@ object on stdout, which the C++ test compares with what mlm-train's own tools gi
   classify DIR                    a few steps of BertForSequenceClassification: the losses
   hub_bert DIR CORPUS             a small BERT and its WordPiece tokenizer (trained on CORPUS), as
                                   a hub repository holds them
+  modernbert_reference DIR [eager]
+                                  ModernBertForMaskedLM's logits, loss and gradients on
+                                  DIR/batch.safetensors, in DIR/reference.safetensors (sdpa unless
+                                  eager is given)
 """
+import inspect
 import json
 import sys
 
@@ -35,16 +40,17 @@ def load(directory, class_name):
 @torch.no_grad()
 def score(directory, batches_path):
     model = transformers.AutoModelForMaskedLM.from_pretrained(directory, dtype=torch.float32).eval()
+    takes_token_types = "token_type_ids" in inspect.signature(model.forward).parameters
     loss_sum, correct, count = 0.0, 0, 0
     with open(batches_path) as f:
         for line in f:
             batch = json.loads(line)
-            ids = torch.tensor(batch["input_ids"])
-            logits = model(
-                input_ids=ids,
-                attention_mask=torch.tensor(batch["attention_mask"]),
-                token_type_ids=torch.tensor(batch["token_type_ids"]),
-            ).logits.double()
+            inputs = {"input_ids": torch.tensor(batch["input_ids"]),
+                      "attention_mask": torch.tensor(batch["attention_mask"])}
+            # ModernBertForMaskedLM has no token types: its **kwargs would swallow them unread.
+            if "token_type_ids" in batch and takes_token_types:
+                inputs["token_type_ids"] = torch.tensor(batch["token_type_ids"])
+            logits = model(**inputs).logits.double()
             labels = torch.tensor(batch["labels"])
             selected = labels != -100
             picked = logits[selected]
@@ -171,6 +177,113 @@ def hub_bert(directory, corpus):
             "intermediate_size": 128, "max_position_embeddings": 128}
 
 
+def modernbert_reference(directory, attention="sdpa"):
+    """The parity reference of mlm-train's ModernBERT: one fp32 forward and backward of
+    ModernBertForMaskedLM, in train() mode (the config's dropouts must be 0), on
+    DIR/batch.safetensors (input_ids, attention_mask, labels, optionally document_ids).
+
+    Writes DIR/reference.safetensors: logits [M, V] at the selected positions (labels != -100, in
+    b * S + s order), loss_sum (cross-entropy summed over them), correct (argmax == label) and
+    grad.<name> of every named parameter (the tied decoder weight once, as the embeddings') after
+    backward of loss_sum / M. Returns selected (M), loss_sum and params (the grad.* tensors)."""
+    from safetensors.torch import load_file, save_file
+
+    if attention not in ("sdpa", "eager"):
+        fail(f"attention implementation '{attention}': expected sdpa or eager")
+    model = load_modernbert(directory, attention)
+    batch = load_file(f"{directory}/batch.safetensors")
+    ids, padding, labels = batch["input_ids"], batch["attention_mask"], batch["labels"]
+    if "document_ids" in batch:
+        mask = document_masks(model, ids, padding, batch["document_ids"])
+    else:
+        mask = padding  # as a user passes it: HF builds its full and sliding-window masks
+    selected = labels != -100
+    count = int(selected.sum())
+    if count == 0:
+        fail(f"{directory}/batch.safetensors selects no position (every label is -100)")
+
+    model.train()
+    logits = model(input_ids=ids, attention_mask=mask).logits[selected]
+    target = labels[selected]
+    loss_sum = torch.nn.functional.cross_entropy(logits, target, reduction="sum")
+    (loss_sum / count).backward()
+
+    out = {"logits": logits.detach(), "loss_sum": loss_sum.detach(),
+           "correct": (logits.argmax(-1) == target).sum().to(torch.int64)}
+    params = 0
+    for name, p in model.named_parameters():  # a tied weight is yielded once
+        out[f"grad.{name}"] = p.grad if p.grad is not None else torch.zeros_like(p)
+        params += 1
+    save_file({k: v.contiguous() for k, v in out.items()}, f"{directory}/reference.safetensors")
+    return {"selected": count, "loss_sum": loss_sum.item(), "params": params}
+
+
+def load_modernbert(directory, attention):
+    """ModernBertForMaskedLM from DIR in fp32; any key problem but the tied (absent) decoder
+    weight ends the process with one line on stderr."""
+    transformers.utils.logging.set_verbosity_error()  # keep stderr to that one line
+    transformers.utils.logging.disable_progress_bar()
+    config = transformers.AutoConfig.from_pretrained(directory, attn_implementation=attention)
+    if config.model_type != "modernbert":
+        fail(f"{directory}/config.json: model_type '{config.model_type}', expected modernbert")
+    dropouts = {k: getattr(config, k) for k in ("embedding_dropout", "attention_dropout", "mlp_dropout")}
+    if any(dropouts.values()):
+        fail(f"{directory}/config.json: the reference runs in train() mode, dropouts must be 0: {dropouts}")
+    # ignore_mismatched_sizes: a wrong shape is reported below instead of raised with a table.
+    model, info = transformers.ModernBertForMaskedLM.from_pretrained(
+        directory, config=config, dtype=torch.float32, output_loading_info=True, ignore_mismatched_sizes=True)
+    problems = {
+        "missing": sorted(set(info["missing_keys"]) - {"decoder.weight"}),
+        "unexpected": sorted(info["unexpected_keys"]),
+        "mismatched": sorted(f"{k} {list(file)} in the file, {list(ours)} in the model"
+                             for k, file, ours in info["mismatched_keys"]),
+        "errors": [str(e) for e in info.get("error_msgs", [])],
+    }
+    problems = {k: v for k, v in problems.items() if v}
+    if problems:
+        fail(f"{directory}: the weights do not load as ModernBertForMaskedLM: {json.dumps(problems)}")
+    if model.config._attn_implementation != attention:
+        fail(f"asked for {attention} attention, transformers chose {model.config._attn_implementation}")
+    return model
+
+
+def document_masks(model, input_ids, padding, document_ids):
+    """HF's own full and sliding-window masks, built from the padding mask as ModernBertModel.forward
+    builds them, each narrowed to the query's own document (the dict the model takes as its mask).
+
+    Both functions return [B, 1, S, S]: for sdpa bool (True = attend), for eager additive float
+    (0 = attend, the dtype's minimum = not). They are made to materialize the mask (no None for
+    "attend everywhere"), so the form is always one of those two."""
+    from transformers.masking_utils import create_bidirectional_mask, create_bidirectional_sliding_window_mask
+
+    config = model.config
+    embeds = torch.empty(*input_ids.shape, config.hidden_size, dtype=model.dtype)  # shape and dtype only
+    kwargs = {"config": config, "inputs_embeds": embeds, "attention_mask": padding,
+              "allow_is_bidirectional_skip": False}
+    same_document = document_ids[:, None, :, None] == document_ids[:, None, None, :]
+    full = create_bidirectional_mask(**kwargs)
+    sliding = create_bidirectional_sliding_window_mask(**kwargs)  # |q - k| <= local_attention // 2
+    return {"full_attention": narrow_mask(full, same_document),
+            "sliding_attention": narrow_mask(sliding, same_document)}
+
+
+def narrow_mask(mask, allowed):
+    """mask AND allowed, in mask's own form, and a query always sees itself: a padding query sees
+    no padding key, so with documents it could see no key at all, and what a row of nothing gives
+    is each kernel's own choice (here sdpa gives zeros, eager a mean of every value). Padding
+    outputs reach no loss, so this changes nothing the reference reports."""
+    itself = torch.eye(mask.shape[-1], dtype=torch.bool)
+    if mask.dtype == torch.bool:
+        return (mask & allowed) | itself
+    keep = ((mask == 0) & allowed) | itself
+    return torch.where(keep, torch.zeros((), dtype=mask.dtype), torch.finfo(mask.dtype).min)
+
+
+def fail(message):
+    """Ends the process: status 1, the message as one line on stderr."""
+    raise SystemExit(f"hf_client.py: {message}".replace("\n", " "))
+
+
 def main(argv):
     command, args = argv[1], argv[2:]
     if command == "load":
@@ -187,6 +300,8 @@ def main(argv):
         result = classify(*args)
     elif command == "hub_bert":
         result = hub_bert(*args)
+    elif command == "modernbert_reference":
+        result = modernbert_reference(*args)
     else:
         raise SystemExit(f"unknown command {command}")
     print(json.dumps(result))

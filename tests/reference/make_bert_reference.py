@@ -2,7 +2,7 @@
 """Reference outputs for tests/model/bert_reference_test.cpp, llm.c style.
 
 Builds a tiny BERT with PyTorch's own nn modules and the exact Hugging Face BERT math
-(BertEmbeddings, BertSelfAttention, BertSelfOutput, BertIntermediate, BertOutput,
+(BertEmbeddings, BertSelfAttention, BertSelfOutput, BertIntermediate, MlmOutput,
 BertLMPredictionHead with the decoder tied to the word embeddings, pooler + NSP head), plus the
 pre-LN variant mlm-train offers. Nothing from `transformers` is imported; the module tree is
 laid out so that state_dict() has the transformers key names.
@@ -66,7 +66,7 @@ class SelfAttention(nn.Module):
         return torch.matmul(probs, v).permute(0, 2, 1, 3).reshape(b, s, HIDDEN)
 
 
-class DenseNorm(nn.Module):  # BertSelfOutput / BertOutput (dense + LayerNorm)
+class DenseNorm(nn.Module):  # BertSelfOutput / MlmOutput (dense + LayerNorm)
     def __init__(self, n_in):
         super().__init__()
         self.dense = nn.Linear(n_in, HIDDEN)

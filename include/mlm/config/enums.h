@@ -8,6 +8,7 @@
 
 namespace mlm::config {
 
+enum class Architecture { bert, modernbert };
 enum class Activation { gelu, gelu_tanh };
 enum class NormPosition { post, pre };
 enum class Objective { mlm, nsp, sop };
@@ -34,6 +35,7 @@ struct EnumNames;
     static constexpr std::array names = {__VA_ARGS__};              \
   };
 
+MLM_ENUM_NAMES(Architecture, "bert", "modernbert")
 MLM_ENUM_NAMES(Activation, "gelu", "gelu_tanh")
 MLM_ENUM_NAMES(NormPosition, "post", "pre")
 MLM_ENUM_NAMES(Objective, "mlm", "nsp", "sop")

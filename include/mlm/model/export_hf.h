@@ -1,22 +1,26 @@
 #pragma once
 // The model half of a Hugging Face export: config.json and the weights, a directory that
-// `transformers` loads with AutoModelForMaskedLM / BertForPreTraining (the NSP head present).
-// The tokenizer files come from the text layer (mlm/text/hf_tokenizer_files.h).
+// `transformers` loads with AutoModelForMaskedLM (BERT: also BertForPreTraining with the NSP
+// head present; ModernBERT: ModernBertForMaskedLM). The tokenizer files come from the text
+// layer (mlm/text/hf_tokenizer_files.h).
 #include <nlohmann/json.hpp>
 
 #include <string>
 
-#include "mlm/model/bert.h"
+#include "mlm/model/masked_lm.h"
 #include "mlm/model/weight_format.h"
 
 namespace mlm::model {
 
-/// config.json of the model: BertConfig fields, model_type bert, architectures.
-nlohmann::json hf_config_json(const BertForPreTraining& model);
+/// config.json of the model: BertConfig or ModernBertConfig fields, model_type, architectures.
+nlohmann::json hf_config_json(MaskedLm model);
+
+/// The ModernBertConfig fields of a modernbert model (modernbert_config.cpp).
+nlohmann::json modernbert_config_json(const MaskedLmImpl& model);
 
 /// Writes config.json and the weights (HF key names, vocabulary unpadded) into the existing
 /// directory `output_dir`, each file through a temporary renamed into place. CheckpointError
 /// when a file cannot be written. Warns for pre-LN, which HF BERT cannot load.
-void write_hf_model(BertForPreTraining& model, const std::string& output_dir, WeightFormat format);
+void write_hf_model(MaskedLm model, const std::string& output_dir, WeightFormat format);
 
 }  // namespace mlm::model

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "mlm/config/run_config.h"
-#include "mlm/model/bert.h"
+#include "mlm/model/masked_lm.h"
 
 namespace mlm::model {
 
@@ -21,15 +21,18 @@ std::string find_hf_weights(const std::string& dir);
 /// tensor found twice, or a damaged file.
 TensorDict read_hf_weights(const std::string& dir);
 
-/// The model settings config.json describes (BertConfig fields; "mlm_train_norm": "pre" for a
-/// pre-LN export), on top of `base` for what it does not say. CheckpointError naming the file
-/// for a config.json that cannot be parsed, is not a BERT, or has a field of the wrong type.
+/// The model settings config.json describes: BertConfig fields ("mlm_train_norm": "pre" for a
+/// pre-LN export) or, for model_type modernbert, ModernBertConfig fields; on top of `base` for
+/// what it does not say. CheckpointError naming the file for a config.json that cannot be
+/// parsed, is neither model type, or has a field of the wrong type or a value mlm-train does
+/// not compute.
 config::ModelConfig model_config_from_hf(const std::string& config_json, config::ModelConfig base);
 
 /// model.init_from: loads the directory's weights into `model`. When DIR/config.json exists,
-/// every shape field it gives (hidden_size, layers, heads, intermediate_size, positions,
-/// token types, vocab_size) must equal the model's: one CheckpointError lists each difference
+/// its architecture and every shape field it gives (hidden_size, layers, heads,
+/// intermediate_size, positions, token types, vocab_size; ModernBERT's global layer period and
+/// local window) must equal the model's: one CheckpointError lists each difference
 /// with the config key to change. Other differing fields (activation, epsilon) are warnings.
-void init_from_pretrained(BertForPreTraining& model, const std::string& dir);
+void init_from_pretrained(MaskedLm model, const std::string& dir);
 
 }  // namespace mlm::model

@@ -8,11 +8,12 @@
 
 namespace mlm::model {
 
-/// LayerNorm over the last dimension with fp32 weight and bias. The input is cast to fp32
-/// first, so the normalisation runs in fp32 under bf16 autocast on every device (as CUDA's
-/// autocast policy does for layer_norm). The output is fp32 (the next linear casts it again).
+/// LayerNorm over the last dimension with fp32 weight and bias (no bias: with_bias false, as
+/// ModernBERT's). The input is cast to fp32 first, so the normalisation runs in fp32 under bf16
+/// autocast on every device (as CUDA's autocast policy does for layer_norm). The output is fp32
+/// (the next linear casts it again).
 struct LayerNormImpl : torch::nn::Module {
-  LayerNormImpl(int64_t size, double eps);
+  LayerNormImpl(int64_t size, double eps, bool with_bias = true);
   torch::Tensor forward(const torch::Tensor& x);
 
   torch::Tensor weight, bias;
@@ -40,10 +41,21 @@ torch::Tensor attention_bias_from_mask(const torch::Tensor& attention_mask);
 /// empty, whatever else is ANDed in (a sliding window: every query is inside its own).
 torch::Tensor same_document_mask(const torch::Tensor& document_ids, const torch::Tensor& attention_mask);
 
+/// [1,1,S,S] bool: true where |query - key| <= half_window (a bidirectional sliding window of
+/// 2 * half_window + 1 tokens, as transformers' ModernBERT masks its local layers).
+torch::Tensor sliding_window_mask(int64_t seq, int64_t half_window, const torch::Device& device);
+
 /// Additive bias from a boolean mask (true = may attend): 0 there, kMaskedBias elsewhere (or
 /// the dtype's lowest finite value if that is higher, fp16), in `dtype`: the dtype the
 /// attention runs in, so the layers need not cast it again.
 torch::Tensor attention_bias_from_allowed(const torch::Tensor& allowed, torch::ScalarType dtype);
+
+/// x [B,S,H] at positions [B,R] (indices into S per row): [B,R,H].
+torch::Tensor gather_positions(const torch::Tensor& x, const torch::Tensor& positions);
+
+/// The bias rows of the queries at positions [B,R]: [B or 1,1,S,S] -> [B,1,R,S]. A key-only
+/// bias ([B,1,1,S], or none) is the same for every query and returned as it is.
+torch::Tensor bias_rows_at(const torch::Tensor& bias, const torch::Tensor& positions);
 
 /// The dtype matrix products run in on `device` now: the autocast dtype when autocast is on.
 torch::ScalarType compute_dtype(const torch::Device& device);

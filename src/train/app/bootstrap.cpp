@@ -60,10 +60,9 @@ text::Tokenizer open_tokenizer(const config::RunConfig& config, dist::Communicat
   return std::move(*tokenizer);
 }
 
-model::BertForPreTraining build_model(const config::RunConfig& config,
-                                      const text::VocabInfo& vocab, const torch::Device& device) {
+model::MaskedLm build_model(const config::RunConfig& config, const text::VocabInfo& vocab, const torch::Device& device) {
   torch::manual_seed(static_cast<uint64_t>(config.train.seed));
-  model::BertForPreTraining model(config.model, vocab.size, vocab.ids.pad);
+  auto model = model::make_masked_lm(config.model, vocab.size, vocab.ids.pad);
   if (!config.model.init_from.empty())
     as_user_input([&] { model::init_from_pretrained(model, config.model.init_from); });
   model->to(device);

@@ -49,7 +49,7 @@ std::vector<FilledText> fill_masks(const std::filesystem::path& dir, const std::
       throw UsageError("text " + std::to_string(t + 1) + " is " + std::to_string(ids.size()) +
                        " tokens, more than the model's " + std::to_string(saved.model_config.max_position_embeddings) +
                        " positions");
-    model::BertInputs inputs;
+    model::MlmInputs inputs;
     inputs.input_ids = torch::tensor(ids, torch::kInt64).unsqueeze(0);
     inputs.has_padding = false;
     inputs.masked_positions = torch::tensor(masked, torch::kInt64);

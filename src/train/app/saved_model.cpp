@@ -42,7 +42,7 @@ SavedModel open_checkpoint(const fs::path& dir, const config::RunConfig& config)
   model_config.init_from.clear();
   auto tokenizer = load_tokenizer(dir, config);
   require_same_vocabulary(tokenizer, model_config.vocab_size, (dir / "config.yaml").string());
-  model::BertForPreTraining model(model_config, tokenizer.size(), tokenizer.vocab().ids.pad);
+  auto model = model::make_masked_lm(model_config, tokenizer.size(), tokenizer.vocab().ids.pad);
   model::load_model_pt(model, (dir / "model.pt").string());
   const auto step = TrainerState::load(dir / "trainer_state.json").step;
   return {model_config, std::move(tokenizer), model, step};
@@ -54,8 +54,8 @@ SavedModel open_hf_directory(const fs::path& dir, const config::RunConfig& confi
   model_config.init_from.clear();
   auto tokenizer = load_tokenizer(dir, config);
   require_same_vocabulary(tokenizer, model_config.vocab_size, config_json);
-  model::BertForPreTraining model(model_config, tokenizer.size(), tokenizer.vocab().ids.pad);
-  model::load_hf_state_dict(model, model::read_hf_weights(dir.string()), model::find_hf_weights(dir.string()));
+  auto model = model::make_masked_lm(model_config, tokenizer.size(), tokenizer.vocab().ids.pad);
+  model->load_hf_state_dict(model::read_hf_weights(dir.string()), model::find_hf_weights(dir.string()));
   return {model_config, std::move(tokenizer), model, std::nullopt};
 }
 

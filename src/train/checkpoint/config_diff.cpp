@@ -94,6 +94,8 @@ bool is_architecture_key(const std::string& key) {
       "model.hidden_dropout_prob", "model.attention_probs_dropout_prob",
       "model.initializer_range",   "model.init_from",
       "model.sparse_head",         "model.attend_across_documents",
+      "model.embedding_dropout",   "model.mlp_dropout",
+      "model.initializer_cutoff_factor",
   };
   if (key.rfind("model.", 0) == 0) {
     for (const char* free_key : kFree) {

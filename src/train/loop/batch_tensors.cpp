@@ -14,10 +14,10 @@ torch::Tensor to_tensor(const std::vector<int64_t>& values, torch::IntArrayRef s
 
 }  // namespace
 
-model::BertInputs to_bert_inputs(const masking::MaskedBatch& batch, const torch::Device& device) {
+model::MlmInputs to_bert_inputs(const masking::MaskedBatch& batch, const torch::Device& device) {
   const int64_t b = batch.batch_size, s = batch.seq_len;
   const int64_t m = batch.num_masked();
-  model::BertInputs inputs;
+  model::MlmInputs inputs;
   inputs.input_ids = to_tensor(batch.input_ids, {b, s}, device);
   inputs.token_type_ids = to_tensor(batch.token_type_ids, {b, s}, device);
   inputs.has_padding = batch.has_padding();

@@ -9,14 +9,14 @@
 
 namespace mlm::train {
 
-EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& config,
+EvalResult evaluate(model::MaskedLm model, const config::RunConfig& config,
                     const text::Tokenizer& tokenizer, dist::Communicator& comm,
                     const torch::Device& device) {
   const masking::ValidationBatches batches(config, tokenizer, comm.rank(), comm.world_size());
   return evaluate(model, config, batches, comm, device);
 }
 
-EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& config,
+EvalResult evaluate(model::MaskedLm model, const config::RunConfig& config,
                     const masking::ValidationBatches& batches, dist::Communicator& comm,
                     const torch::Device& device) {
   const auto start = SteadyClock::now();

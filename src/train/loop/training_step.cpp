@@ -33,7 +33,7 @@ StepBatches collect_step(masking::BatchStream& stream, int64_t count) {
   return StepBatches(std::move(batches));
 }
 
-model::BertOutput forward_batch(model::BertForPreTraining& model,
+model::MlmOutput forward_batch(model::MaskedLm model,
                                 const masking::MaskedBatch& batch, const torch::Device& device,
                                 bool bf16) {
   const auto inputs = to_bert_inputs(batch, device);
@@ -41,7 +41,7 @@ model::BertOutput forward_batch(model::BertForPreTraining& model,
   return model->forward(inputs);
 }
 
-TrainingStep::TrainingStep(model::BertForPreTraining model, const config::RunConfig& config,
+TrainingStep::TrainingStep(model::MaskedLm model, const config::RunConfig& config,
                            std::shared_ptr<dist::Communicator> comm, bool bf16)
     : model_(std::move(model)),
       optimizer_(make_adamw(*model_, config.optim)),

@@ -8,7 +8,7 @@
 
 #include "mlm/config/run_config.h"
 #include "mlm/dist/communicator.h"
-#include "mlm/model/bert.h"
+#include "mlm/model/masked_lm.h"
 #include "mlm/text/tokenizer.h"
 
 namespace mlm::train {
@@ -37,7 +37,7 @@ text::Tokenizer open_tokenizer(const config::RunConfig& config, dist::Communicat
 
 /// The initial weights, the same on every rank: drawn from train.seed, or model.init_from
 /// when set; on `device`, in training mode.
-model::BertForPreTraining build_model(const config::RunConfig& config,
+model::MaskedLm build_model(const config::RunConfig& config,
                                       const text::VocabInfo& vocab, const torch::Device& device);
 
 }  // namespace mlm::train

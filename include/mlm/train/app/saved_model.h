@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "mlm/config/run_config.h"
-#include "mlm/model/bert.h"
+#include "mlm/model/masked_lm.h"
 #include "mlm/text/tokenizer.h"
 
 namespace mlm::train {
@@ -14,7 +14,7 @@ namespace mlm::train {
 struct SavedModel {
   config::ModelConfig model_config;  // the directory's own: config.yaml or config.json
   text::Tokenizer tokenizer;
-  model::BertForPreTraining model;   // on the CPU, fp32
+  model::MaskedLm model{nullptr};  // on the CPU, fp32
   std::optional<int64_t> step;       // a checkpoint's step; none for a Hugging Face directory
 };
 

@@ -3,7 +3,7 @@
 #include <torch/torch.h>
 
 #include "mlm/masking/masked_batch.h"
-#include "mlm/model/bert.h"
+#include "mlm/model/masked_lm.h"
 
 namespace mlm::train {
 
@@ -11,7 +11,7 @@ namespace mlm::train {
 /// them [M], nsp_labels [B] and document_ids [B,S] when the batch has them. The attention
 /// mask is left undefined (has_padding = false) for a batch without padding, so the model
 /// skips it.
-model::BertInputs to_bert_inputs(const masking::MaskedBatch& batch, const torch::Device& device);
+model::MlmInputs to_bert_inputs(const masking::MaskedBatch& batch, const torch::Device& device);
 
 /// Non-padding tokens of a batch (the unit of train.max_tokens and tokens/s).
 int64_t count_tokens(const masking::MaskedBatch& batch);

@@ -7,7 +7,7 @@
 #include "mlm/config/run_config.h"
 #include "mlm/dist/communicator.h"
 #include "mlm/masking/validation_batches.h"
-#include "mlm/model/bert.h"
+#include "mlm/model/masked_lm.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/train/loop/eval_result.h"
 
@@ -16,13 +16,13 @@ namespace mlm::train {
 /// Scores `model` on `batches` (precision train.precision). Leaves the model in the mode it
 /// found it in. Collective: every rank calls. The trainer reads its batches once per run
 /// and scores them at every evaluation; EvalResult::seconds is the scoring alone.
-EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& config,
+EvalResult evaluate(model::MaskedLm model, const config::RunConfig& config,
                     const masking::ValidationBatches& batches, dist::Communicator& comm,
                     const torch::Device& device);
 
 /// Reads config.data's valid split (eval.batch_size or train.micro_batch_size sequences per
 /// batch, at most eval.max_batches batches in all ranks together) and scores it once.
-EvalResult evaluate(model::BertForPreTraining& model, const config::RunConfig& config,
+EvalResult evaluate(model::MaskedLm model, const config::RunConfig& config,
                     const text::Tokenizer& tokenizer, dist::Communicator& comm,
                     const torch::Device& device);
 

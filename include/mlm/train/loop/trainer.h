@@ -15,7 +15,7 @@
 #include "mlm/dist/communicator.h"
 #include "mlm/masking/batch_stream.h"
 #include "mlm/masking/validation_batches.h"
-#include "mlm/model/bert.h"
+#include "mlm/model/masked_lm.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/train/app/metrics_log.h"
 #include "mlm/train/app/metrics_window.h"
@@ -53,7 +53,7 @@ class Trainer {
   /// Called on every rank after each step (tests, tools).
   void on_step(std::function<void(const StepStats&)> callback) { on_step_ = std::move(callback); }
 
-  model::BertForPreTraining& model() { return model_; }
+  model::MaskedLm model() { return model_; }
   const TrainerState& state() const { return state_; }
   nlohmann::json data_position() const { return batches_->source().resume_state(); }
   const std::optional<EvalResult>& last_eval() const { return last_eval_; }
@@ -93,7 +93,7 @@ class Trainer {
   std::optional<RunLock> run_lock_;  // rank 0: this run is the directory's one writer
   std::string resume_;               // resume_mode()
   std::optional<text::Tokenizer> tokenizer_;
-  model::BertForPreTraining model_{nullptr};
+  model::MaskedLm model_{nullptr};
   std::unique_ptr<TrainingStep> step_;
   std::unique_ptr<LrSchedule> lr_;
   std::unique_ptr<RunSchedule> schedule_;

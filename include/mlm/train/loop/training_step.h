@@ -15,7 +15,7 @@
 #include "mlm/dist/communicator.h"
 #include "mlm/dist/gradient_reducer.h"
 #include "mlm/masking/batch_stream.h"
-#include "mlm/model/bert.h"
+#include "mlm/model/masked_lm.h"
 
 namespace mlm::train {
 
@@ -33,7 +33,7 @@ struct StepBatches {
 StepBatches collect_step(masking::BatchStream& stream, int64_t count);
 
 /// The model's forward pass over one batch on `device`, under bf16 autocast when `bf16`.
-model::BertOutput forward_batch(model::BertForPreTraining& model,
+model::MlmOutput forward_batch(model::MaskedLm model,
                                 const masking::MaskedBatch& batch, const torch::Device& device,
                                 bool bf16);
 
@@ -64,7 +64,7 @@ class TrainingStep {
  public:
   /// AdamW over the model's parameters (optim.*); with more than one rank in `comm`, their
   /// gradients are summed in buckets of distributed.bucket_mb.
-  TrainingStep(model::BertForPreTraining model, const config::RunConfig& config,
+  TrainingStep(model::MaskedLm model, const config::RunConfig& config,
                std::shared_ptr<dist::Communicator> comm, bool bf16);
   ~TrainingStep();
 
@@ -83,7 +83,7 @@ class TrainingStep {
  private:
   void synchronize() const;
 
-  model::BertForPreTraining model_;
+  model::MaskedLm model_;
   std::unique_ptr<torch::optim::AdamW> optimizer_;
   std::vector<torch::Tensor> params_;
   std::shared_ptr<dist::Communicator> comm_;

@@ -1,5 +1,7 @@
 #include "mlm/train/app/bench/model_flops.h"
 
+#include <algorithm>
+
 namespace mlm::train::bench {
 
 double forward_flops_per_token(const config::ModelConfig& model, int64_t seq_len, int64_t vocab,
@@ -10,7 +12,18 @@ double forward_flops_per_token(const config::ModelConfig& model, int64_t seq_len
   const double S = static_cast<double>(seq_len);
   const double V = static_cast<double>(vocab);
   const double p = model.sparse_head ? mlm_probability : 1.0;
-  return 2 * L * (4 * H * H + 2 * H * I) + 4 * L * S * H + 2 * p * (H * H + H * V);
+  const double head = 2 * p * (H * H + H * V);
+  if (model.architecture == config::Architecture::modernbert) {
+    // Wqkv + Wo: 4H^2; GeGLU Wi (H x 2I) + Wo: 3HI. A local layer's query sees at most
+    // local_attention + 1 keys (the model's work; the masked SDPA computes all S).
+    double attention = 0;
+    for (int64_t i = 0; i < model.num_hidden_layers; ++i) {
+      const bool global = i % model.global_attn_every_n_layers == 0;
+      attention += 4 * H * (global ? S : std::min<double>(S, static_cast<double>(model.local_attention + 1)));
+    }
+    return 2 * L * (4 * H * H + 3 * H * I) + attention + head;
+  }
+  return 2 * L * (4 * H * H + 2 * H * I) + 4 * L * S * H + head;
 }
 
 }  // namespace mlm::train::bench

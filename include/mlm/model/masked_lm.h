@@ -1,0 +1,115 @@
+#pragma once
+// The model mlm-train trains, whatever its architecture: an encoder and a masked-LM head whose
+// decoder is tied to the token embeddings (BERT may add an NSP/SOP head). The trainer, the
+// evaluator, checkpoints and the tools hold a MaskedLm; model.architecture picks the
+// implementation (make_masked_lm): BertForPreTraining (bert.h) or ModernBertForMaskedLM
+// (modernbert.h). Both name their parameters as `transformers` does, so the Hugging Face
+// weight format is their state dict with the vocabulary unpadded.
+#include <torch/torch.h>
+
+#include <string>
+#include <type_traits>
+
+#include "mlm/config/run_config.h"
+#include "mlm/model/tensor_file.h"
+
+namespace mlm::model {
+
+struct MlmInputs {               // tensors on the model's device
+  torch::Tensor input_ids;       // [B,S] int64
+  torch::Tensor token_type_ids;  // [B,S] int64 (undefined = all 0; BERT only)
+  torch::Tensor attention_mask;  // [B,S] int64 (1 = token); pass an undefined tensor or set
+  bool has_padding = true;       //   has_padding=false to skip the mask entirely
+  torch::Tensor masked_positions;  // [M] int64 flat indices b*S+s (ascending)
+  torch::Tensor masked_labels;     // [M] int64 original ids at those positions
+  torch::Tensor nsp_labels;        // [B] int64, undefined unless objective nsp/sop
+  torch::Tensor document_ids;      // [B,S] int64 >= 0, equal = same document of the row
+                                   //   (padding 0); read only under model.attend_across_
+                                   //   documents false (undefined = each row one document)
+};
+
+struct MlmOutput {
+  torch::Tensor mlm_loss_sum;  // scalar fp32: sum of cross-entropy over selected positions
+  torch::Tensor mlm_correct;   // scalar int64: argmax == label over selected positions
+  torch::Tensor nsp_loss_sum, nsp_correct;  // defined only with nsp/sop and nsp_labels
+  torch::Tensor mlm_logits;    // [M, vocab] fp32 (unpadded vocab), only when requested
+};
+
+class MaskedLmImpl : public torch::nn::Module {
+ public:
+  /// Loss sums (not means) over the selected positions: the trainer divides by the global
+  /// selected count. Zero selected positions give a zero loss with zero gradient.
+  virtual MlmOutput forward(const MlmInputs& inputs, bool return_logits = false) = 0;
+
+  /// Re-draws every weight as the architecture's reference initialises it.
+  virtual void init_weights() = 0;
+
+  /// The tied matrix: token embeddings = MLM decoder weight [padded_vocab, H].
+  virtual torch::Tensor word_embeddings() const = 0;
+
+  /// The state dict in the Hugging Face format: `transformers`' key names for the
+  /// architecture, vocabulary unpadded, detached *views* of the parameters (copy before
+  /// modifying); the tied decoder weight is the same tensor as the token embeddings.
+  virtual TensorDict hf_state_dict() = 0;
+  /// The gradients in the same layout (undefined where a parameter has none): for tests and
+  /// debugging against a Python reference.
+  virtual TensorDict hf_gradients() = 0;
+  /// Copies an HF-format state dict in. Missing keys, unexpected keys and shape mismatches
+  /// are one CheckpointError naming `origin_for_errors`; padded vocabulary rows are reset to 0.
+  virtual void load_hf_state_dict(const TensorDict& state, const std::string& origin_for_errors) = 0;
+
+  virtual bool has_nsp_head() const { return false; }
+
+  int64_t vocab_size() const { return vocab_size_; }          // unpadded
+  int64_t padded_vocab_size() const { return padded_vocab_; }
+  int64_t pad_id() const { return pad_id_; }
+  const config::ModelConfig& config() const { return config_; }
+
+ protected:
+  /// vocab_size: the tokenizer's real vocabulary (the logits have this many columns), padded
+  /// to model.pad_vocab_multiple rows; pad_id: the [PAD] id (no lookup gradient).
+  MaskedLmImpl(const config::ModelConfig& config, int64_t vocab_size, int64_t pad_id);
+
+  /// Cross-entropy sum and correct count of `logits` [M, padded_vocab] against `labels`, the
+  /// padded columns sliced off first (they can never be predicted or counted).
+  MlmOutput score(const torch::Tensor& logits, const torch::Tensor& labels, bool return_logits) const;
+
+  config::ModelConfig config_;
+  int64_t vocab_size_, padded_vocab_, pad_id_;
+};
+
+/// A shared handle on a MaskedLmImpl, made from either architecture's module holder.
+class MaskedLm : public torch::nn::ModuleHolder<MaskedLmImpl> {
+ public:
+  MaskedLm(std::nullptr_t) : ModuleHolder(nullptr) {}
+  MaskedLm(std::shared_ptr<MaskedLmImpl> impl) : ModuleHolder(std::shared_ptr<MaskedLmImpl>(std::move(impl))) {}
+  template <class T, class = std::enable_if_t<std::is_base_of_v<MaskedLmImpl, T>>>
+  MaskedLm(const torch::nn::ModuleHolder<T>& model) : ModuleHolder(std::shared_ptr<MaskedLmImpl>(model.ptr())) {}
+};
+
+/// The model.architecture of `config`, initialised (seed with torch::manual_seed first).
+MaskedLm make_masked_lm(const config::ModelConfig& config, int64_t vocab_size, int64_t pad_id);
+
+/// The additive attention bias for `inputs` on global attention: undefined without padding;
+/// [B,1,1,S] for padded keys; [B,1,S,S] when config.attend_across_documents is false and
+/// document ids are given, 0 where query and key are in the same document (padding apart), in
+/// the dtype the attention runs in (compute_dtype).
+torch::Tensor attention_bias_for(const MlmInputs& inputs, const config::ModelConfig& config);
+
+/// Flat selected positions (b*S+s, ascending) as per-row positions for forward_at: `positions`
+/// [B,R] (R = the most any row has; shorter rows padded with position 0) and `rows` [M], the
+/// index of each selected position in the flattened [B*R] result.
+struct SelectedPositions {
+  torch::Tensor positions, rows;
+  static SelectedPositions from_flat(const torch::Tensor& flat, int64_t batch, int64_t seq);
+};
+
+/// Number of distinct parameter tensors' elements (each shared tensor counted once).
+int64_t count_parameters(torch::nn::Module& module);
+
+/// model.pt: the HF-format dict written with torch::pickle_save (torch.load-able).
+void save_model_pt(MaskedLm model, const std::string& path);
+/// Reads a model.pt (or any HF-format weight file); CheckpointError naming the file.
+void load_model_pt(MaskedLm model, const std::string& path);
+
+}  // namespace mlm::model

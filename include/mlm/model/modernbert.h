@@ -1,0 +1,83 @@
+#pragma once
+// ModernBERT for masked-language-model pretraining, as `transformers`' ModernBertForMaskedLM
+// computes it: token embeddings and a norm (no position or token-type embeddings), layers of
+// rotary self-attention and GeGLU feed-forward (modernbert_layer.h), every
+// model.global_attn_every_n_layers-th layer attending globally (RoPE base global_rope_theta)
+// and the others within a sliding window of model.local_attention (local_rope_theta), a final
+// norm, the prediction head (dense, activation, norm) and a decoder tied to the embeddings.
+//
+// Module tree (named_parameters(), transformers' names): model.embeddings.tok_embeddings.weight,
+//   model.embeddings.norm.*, model.layers.N.{attn_norm (N > 0),attn.Wqkv,attn.Wo,mlp_norm,
+//   mlp.Wi,mlp.Wo}.*, model.final_norm.*, head.dense.*, head.norm.*, decoder.bias
+//   (model.decoder_bias). Norm biases and linear biases exist only when the config asks.
+// tok_embeddings and decoder.bias have padded_vocab_size() rows; the padded rows start at
+// zero, get no gradient and never reach the loss or the HF format.
+#include <torch/torch.h>
+
+#include "mlm/model/layers.h"
+#include "mlm/model/masked_lm.h"
+#include "mlm/model/modernbert_layer.h"
+
+namespace mlm::model {
+
+/// The encoder ("model"): embeddings, layers, final norm.
+struct ModernBertModelImpl : torch::nn::Module {
+  ModernBertModelImpl(const config::ModelConfig& config, int64_t padded_vocab, int64_t pad_id);
+
+  /// The last hidden states [B,S,H] (fp32). attention_bias: the global layers' bias
+  /// (attention_bias_for); local_bias the sliding-window layers' (local_attention_bias,
+  /// undefined = the global one), both built once per batch by the caller.
+  torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& attention_bias,
+                        const torch::Tensor& local_bias);
+  /// The last hidden states at `positions` [B,R] only, the last layer run on those positions.
+  torch::Tensor forward_at(const torch::Tensor& input_ids, const torch::Tensor& attention_bias,
+                           const torch::Tensor& local_bias, const torch::Tensor& positions);
+
+  /// Layer i attends globally (the others within the sliding window).
+  bool is_global(int64_t layer) const { return layer % global_every_ == 0; }
+
+  torch::nn::Embedding tok_embeddings{nullptr};  // "embeddings.tok_embeddings"
+  LayerNorm embedding_norm{nullptr};             // "embeddings.norm"
+  torch::nn::ModuleList layers{nullptr};         // "layers"
+  LayerNorm final_norm{nullptr};                 // "final_norm"
+
+ private:
+  torch::Tensor run(const torch::Tensor& input_ids, const torch::Tensor& attention_bias,
+                    const torch::Tensor& local_bias, const torch::Tensor& positions);
+
+  int64_t global_every_, head_dim_;
+  double global_theta_, local_theta_, embedding_dropout_;
+};
+TORCH_MODULE(ModernBertModel);
+
+class ModernBertForMaskedLMImpl : public MaskedLmImpl {
+ public:
+  /// Initialised as transformers does: weights ~ normal truncated at +-initializer_cutoff_factor
+  /// std, std initializer_range for the embeddings, Wqkv and Wi, and initializer_range /
+  /// sqrt(2 * layers) for both Wo and head.dense; zero biases, norms 1; padded rows zero.
+  ModernBertForMaskedLMImpl(const config::ModelConfig& config, int64_t vocab_size, int64_t pad_id);
+
+  MlmOutput forward(const MlmInputs& inputs, bool return_logits = false) override;
+  void init_weights() override;
+  torch::Tensor word_embeddings() const override { return model->tok_embeddings->weight; }
+  TensorDict hf_state_dict() override;
+  TensorDict hf_gradients() override;
+  void load_hf_state_dict(const TensorDict& state, const std::string& origin_for_errors) override;
+
+  /// The sliding-window layers' additive bias for `inputs`: the window ANDed with what
+  /// attention_bias_for allows (padding, documents); undefined when the window spans the
+  /// whole sequence (the global bias serves then).
+  torch::Tensor local_attention_bias(const MlmInputs& inputs) const;
+
+  ModernBertModel model{nullptr};
+  torch::nn::Linear head_dense{nullptr};  // "head.dense"
+  LayerNorm head_norm{nullptr};           // "head.norm"
+  torch::Tensor decoder_bias;             // "decoder.bias", undefined without model.decoder_bias
+
+ private:
+  /// The prediction head and the tied decoder: hidden [N,H] -> logits [N, padded_vocab].
+  torch::Tensor logits(const torch::Tensor& hidden);
+};
+TORCH_MODULE(ModernBertForMaskedLM);
+
+}  // namespace mlm::model

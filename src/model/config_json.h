@@ -1,0 +1,37 @@
+#pragma once
+// Reading a config.json's fields into the model settings (hf_directory.cpp, modernbert_config.cpp).
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <type_traits>
+
+#include "mlm/config/run_config.h"
+#include "mlm/util/errors.h"
+
+namespace mlm::model {
+
+/// json[key] into `field` when present and not null; CheckpointError naming the file and key
+/// for a value of the wrong type.
+template <class T>
+void take(const nlohmann::json& json, const char* key, T& field, const std::string& path) {
+  if (!json.contains(key) || json[key].is_null()) return;
+  try {
+    field = json[key].get<T>();
+  } catch (const std::exception&) {
+    const char* kind = std::is_same_v<T, bool>            ? "true or false"
+                       : std::is_floating_point_v<T>      ? "number"
+                       : std::is_same_v<T, std::string>   ? "string"
+                                                          : "whole number";
+    throw CheckpointError(path + ": " + key + " is " + json[key].dump() + ", not a " + kind);
+  }
+}
+
+/// transformers' activation name as mlm-train's: "gelu" is the exact erf form; "gelu_new",
+/// "gelu_pytorch_tanh" and "gelu_fast" the tanh approximation. CheckpointError for another.
+config::Activation activation_from_hf(const std::string& name, const char* key, const std::string& path);
+
+/// The ModernBertConfig fields of config.json (model_type modernbert) on top of `base`.
+config::ModelConfig modernbert_config_from_hf(const nlohmann::json& json, const std::string& path,
+                                              config::ModelConfig base);
+
+}  // namespace mlm::model

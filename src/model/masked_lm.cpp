@@ -1,0 +1,85 @@
+#include "mlm/model/masked_lm.h"
+
+#include <unordered_set>
+
+#include "mlm/model/bert.h"
+#include "mlm/model/layers.h"
+#include "mlm/model/modernbert.h"
+
+namespace mlm::model {
+namespace F = torch::nn::functional;
+
+MaskedLmImpl::MaskedLmImpl(const config::ModelConfig& c, int64_t vocab_size, int64_t pad_id)
+    : config_(c), vocab_size_(vocab_size), pad_id_(pad_id) {
+  TORCH_CHECK(vocab_size > 0, "vocab_size must be positive, got ", vocab_size);
+  TORCH_CHECK(pad_id >= 0 && pad_id < vocab_size, "pad_id ", pad_id, " outside the vocabulary of ",
+              vocab_size);
+  const int64_t multiple = std::max<int64_t>(1, c.pad_vocab_multiple);
+  padded_vocab_ = (vocab_size + multiple - 1) / multiple * multiple;
+}
+
+MlmOutput MaskedLmImpl::score(const torch::Tensor& logits, const torch::Tensor& labels,
+                              bool return_logits) const {
+  // Padded rows are sliced off before the softmax: they can never be predicted or counted.
+  auto real = logits.narrow(1, 0, vocab_size_).to(torch::kFloat32);
+  MlmOutput out;
+  out.mlm_loss_sum = F::cross_entropy(real, labels, F::CrossEntropyFuncOptions().reduction(torch::kSum));
+  out.mlm_correct = real.argmax(1).eq(labels).sum();
+  if (return_logits) out.mlm_logits = real;
+  return out;
+}
+
+MaskedLm make_masked_lm(const config::ModelConfig& config, int64_t vocab_size, int64_t pad_id) {
+  switch (config.architecture) {
+    case config::Architecture::bert: return BertForPreTraining(config, vocab_size, pad_id);
+    case config::Architecture::modernbert: return ModernBertForMaskedLM(config, vocab_size, pad_id);
+  }
+  TORCH_CHECK(false, "unknown model.architecture");
+}
+
+void save_model_pt(MaskedLm model, const std::string& path) {
+  write_tensor_file(path, model->hf_state_dict());
+}
+
+void load_model_pt(MaskedLm model, const std::string& path) {
+  model->load_hf_state_dict(read_tensor_file(path), path);
+}
+
+torch::Tensor attention_bias_for(const MlmInputs& in, const config::ModelConfig& config) {
+  const torch::Tensor mask = in.has_padding ? in.attention_mask : torch::Tensor();
+  if (!config.attend_across_documents && in.document_ids.defined()) {
+    TORCH_CHECK(in.document_ids.sizes() == in.input_ids.sizes(), "document_ids ", in.document_ids.sizes(),
+                " and input_ids ", in.input_ids.sizes(), " differ in shape");
+    return attention_bias_from_allowed(same_document_mask(in.document_ids, mask),
+                                       compute_dtype(in.input_ids.device()));
+  }
+  return mask.defined() ? attention_bias_from_mask(mask) : torch::Tensor();
+}
+
+SelectedPositions SelectedPositions::from_flat(const torch::Tensor& flat, int64_t batch,
+                                              int64_t seq) {
+  // flat = b*S + s, ascending: a position's slot j within its row is its index minus the
+  // number of positions in earlier rows.
+  const auto row = flat.div(seq, /*rounding_mode=*/"floor");
+  const auto column = flat - row * seq;
+  const auto counts = torch::bincount(row, /*weights=*/{}, batch);
+  const int64_t width = std::max<int64_t>(1, counts.max().item<int64_t>());
+  const auto first = counts.cumsum(0) - counts;
+  const auto slot = torch::arange(flat.numel(), flat.options()) - first.index_select(0, row);
+  SelectedPositions out;
+  out.positions = torch::zeros({batch, width}, flat.options());
+  out.positions.index_put_({row, slot}, column);
+  out.rows = row * width + slot;
+  return out;
+}
+
+int64_t count_parameters(torch::nn::Module& module) {
+  std::unordered_set<const void*> seen;
+  int64_t total = 0;
+  for (const auto& p : module.parameters()) {
+    if (seen.insert(p.unsafeGetTensorImpl()).second) total += p.numel();
+  }
+  return total;
+}
+
+}  // namespace mlm::model

@@ -1,0 +1,157 @@
+#include "mlm/model/modernbert.h"
+
+#include <cmath>
+
+namespace mlm::model {
+namespace nn = torch::nn;
+
+ModernBertModelImpl::ModernBertModelImpl(const config::ModelConfig& c, int64_t padded_vocab, int64_t pad_id)
+    : global_every_(c.global_attn_every_n_layers),
+      head_dim_(c.hidden_size / c.num_attention_heads),
+      global_theta_(c.global_rope_theta),
+      local_theta_(c.local_rope_theta),
+      embedding_dropout_(c.embedding_dropout) {
+  auto embeddings = add_container(*this, "embeddings");
+  tok_embeddings = embeddings->register_module(
+      "tok_embeddings", nn::Embedding(nn::EmbeddingOptions(padded_vocab, c.hidden_size).padding_idx(pad_id)));
+  embedding_norm = embeddings->register_module("norm", LayerNorm(c.hidden_size, c.layer_norm_eps, c.norm_bias));
+  layers = register_module("layers", nn::ModuleList());
+  for (int64_t i = 0; i < c.num_hidden_layers; ++i) layers->push_back(ModernBertLayer(c, i));
+  final_norm = register_module("final_norm", LayerNorm(c.hidden_size, c.layer_norm_eps, c.norm_bias));
+}
+
+torch::Tensor ModernBertModelImpl::run(const torch::Tensor& input_ids, const torch::Tensor& attention_bias,
+                                       const torch::Tensor& local_bias, const torch::Tensor& positions) {
+  TORCH_CHECK(input_ids.dim() == 2, "input_ids must be [B,S], got ", input_ids.sizes());
+  const int64_t seq = input_ids.size(1);
+  const auto device = input_ids.device();
+  const auto global_rotary = RotaryTable::build(seq, head_dim_, global_theta_, device);
+  const auto local_rotary = RotaryTable::build(seq, head_dim_, local_theta_, device);
+  const auto& local = local_bias.defined() ? local_bias : attention_bias;
+
+  auto x = torch::dropout(embedding_norm(tok_embeddings(input_ids)), embedding_dropout_, is_training());
+  const int64_t last = static_cast<int64_t>(layers->size()) - 1;
+  for (int64_t i = 0; i <= last; ++i) {
+    auto& layer = *layers[i]->as<ModernBertLayer>();
+    const bool global = is_global(i);
+    const auto& bias = global ? attention_bias : local;
+    const auto& rotary = global ? global_rotary : local_rotary;
+    x = i == last && positions.defined() ? layer.forward_at(x, bias, rotary, positions)
+                                         : layer.forward(x, bias, rotary);
+  }
+  return final_norm(x);
+}
+
+torch::Tensor ModernBertModelImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& attention_bias,
+                                           const torch::Tensor& local_bias) {
+  return run(input_ids, attention_bias, local_bias, torch::Tensor());
+}
+
+torch::Tensor ModernBertModelImpl::forward_at(const torch::Tensor& input_ids, const torch::Tensor& attention_bias,
+                                              const torch::Tensor& local_bias, const torch::Tensor& positions) {
+  return run(input_ids, attention_bias, local_bias, positions);
+}
+
+ModernBertForMaskedLMImpl::ModernBertForMaskedLMImpl(const config::ModelConfig& c, int64_t vocab_size,
+                                                     int64_t pad_id)
+    : MaskedLmImpl(c, vocab_size, pad_id) {
+  model = register_module("model", ModernBertModel(c, padded_vocab_, pad_id));
+  auto head = add_container(*this, "head");
+  head_dense = head->register_module(
+      "dense", nn::Linear(nn::LinearOptions(c.hidden_size, c.hidden_size).bias(c.classifier_bias)));
+  head_norm = head->register_module("norm", LayerNorm(c.hidden_size, c.layer_norm_eps, c.norm_bias));
+  if (c.decoder_bias) {
+    decoder_bias = add_container(*this, "decoder")->register_parameter("bias", torch::zeros({padded_vocab_}));
+  }
+  init_weights();
+}
+
+namespace {
+
+// normal(0, std) truncated to [-cutoff * std, cutoff * std], redrawing what falls outside
+// (what torch.nn.init.trunc_normal_ does when most of the mass is inside, as at cutoff 2).
+void truncated_normal_(torch::Tensor w, double std, double cutoff) {
+  const double bound = cutoff * std;
+  w.normal_(0.0, std);
+  for (auto outside = w.abs().gt(bound); outside.any().item<bool>(); outside = w.abs().gt(bound)) {
+    w.copy_(torch::where(outside, torch::empty_like(w).normal_(0.0, std), w));
+  }
+}
+
+}  // namespace
+
+void ModernBertForMaskedLMImpl::init_weights() {
+  torch::NoGradGuard no_grad;
+  const auto& c = config_;
+  const double cutoff = c.initializer_cutoff_factor;
+  const double in_std = c.initializer_range;
+  const double out_std = c.initializer_range / std::sqrt(2.0 * static_cast<double>(c.num_hidden_layers));
+  auto init = [&](const nn::Linear& linear, double std) {
+    truncated_normal_(linear->weight, std, cutoff);
+    if (linear->bias.defined()) linear->bias.zero_();
+  };
+  truncated_normal_(word_embeddings(), in_std, cutoff);
+  for (const auto& module : *model->layers) {
+    auto& layer = *module->as<ModernBertLayer>();
+    init(layer.Wqkv, in_std);
+    init(layer.attn_Wo, out_std);
+    init(layer.Wi, in_std);
+    init(layer.mlp_Wo, out_std);
+  }
+  init(head_dense, out_std);
+  for (auto& module : modules(/*include_self=*/false)) {
+    if (auto* norm = module->as<LayerNorm>()) {
+      norm->weight.fill_(1.0);
+      if (norm->bias.defined()) norm->bias.zero_();
+    }
+  }
+  // Unlike BERT's, the reference leaves the [PAD] row drawn; only the padding rows are ours.
+  word_embeddings().narrow(0, vocab_size_, padded_vocab_ - vocab_size_).zero_();
+  if (decoder_bias.defined()) decoder_bias.zero_();
+}
+
+torch::Tensor ModernBertForMaskedLMImpl::logits(const torch::Tensor& hidden) {
+  const auto h = head_norm(activation(head_dense(hidden), config_.classifier_activation));
+  return nn::functional::linear(h, word_embeddings(), decoder_bias);
+}
+
+torch::Tensor ModernBertForMaskedLMImpl::local_attention_bias(const MlmInputs& in) const {
+  const int64_t seq = in.input_ids.size(1), half = config_.local_attention / 2;
+  if (seq - 1 <= half) return torch::Tensor();  // the window spans the sequence
+  auto allowed = sliding_window_mask(seq, half, in.input_ids.device());
+  const bool documents = !config_.attend_across_documents && in.document_ids.defined();
+  const torch::Tensor mask = in.has_padding ? in.attention_mask : torch::Tensor();
+  if (documents || mask.defined()) {
+    // Padding as a document of its own: a padding query still sees itself, no row is empty.
+    const auto ids = documents ? in.document_ids : torch::zeros_like(in.input_ids);
+    allowed = allowed & same_document_mask(ids, mask);
+  }
+  return attention_bias_from_allowed(allowed, compute_dtype(in.input_ids.device()));
+}
+
+MlmOutput ModernBertForMaskedLMImpl::forward(const MlmInputs& in, bool return_logits) {
+  TORCH_CHECK(in.input_ids.defined() && in.input_ids.dim() == 2, "input_ids must be [B,S]");
+  TORCH_CHECK(in.masked_positions.defined() && in.masked_labels.defined(),
+              "masked_positions and masked_labels are required");
+  TORCH_CHECK(in.masked_positions.numel() == in.masked_labels.numel(), "masked_positions (",
+              in.masked_positions.numel(), ") and masked_labels (", in.masked_labels.numel(),
+              ") differ in length");
+  const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
+  const auto global_bias = attention_bias_for(in, config_);  // once per batch, for every layer
+  const auto local_bias = local_attention_bias(in);
+
+  torch::Tensor scores;  // [M, padded_vocab]
+  if (config_.sparse_head && in.masked_positions.numel() > 0) {
+    // Only the selected positions are scored: the last layer's queries and feed-forward block
+    // and the head run on them alone.
+    const auto selected = SelectedPositions::from_flat(in.masked_positions, batch, seq);
+    const auto at = model->forward_at(in.input_ids, global_bias, local_bias, selected.positions);
+    scores = logits(at.reshape({-1, at.size(2)}).index_select(0, selected.rows));
+  } else {
+    const auto hidden = model->forward(in.input_ids, global_bias, local_bias);
+    scores = logits(hidden.reshape({batch * seq, hidden.size(2)})).index_select(0, in.masked_positions);
+  }
+  return score(scores, in.masked_labels, return_logits);
+}
+
+}  // namespace mlm::model
