@@ -5,6 +5,8 @@ object on stdout, which the C++ test compares with what mlm-train's own tools gi
 
   load CLASS DIR...               from_pretrained with output_loading_info: key problems
   score BATCHES DIR...            masked loss and accuracy on mlm-data --json batches
+  save_modernbert DIR VOCAB       a seeded small ModernBertForMaskedLM (transformers' own init, a
+                                  random decoder bias) saved in DIR
   save ROOT VOCAB                 a seeded small BertForMaskedLM in ROOT/<layout> for each layout
                                   the hub holds (LAYOUTS; transformers 4 wrote the .bin ones)
   fill DIR TOP_K TEXT...          pipeline("fill-mask") predictions
@@ -100,6 +102,22 @@ def save_bin(state, directory, shard_size):
         weight_map.update({name: file for name in shard})
     with open(f"{directory}/pytorch_model.bin.index.json", "w") as f:
         json.dump({"metadata": {}, "weight_map": weight_map}, f)
+
+
+def save_modernbert(directory, vocab_size):
+    torch.manual_seed(1234)
+    config = transformers.ModernBertConfig(
+        vocab_size=int(vocab_size), hidden_size=64, intermediate_size=96, num_hidden_layers=4,
+        num_attention_heads=4, local_attention=16, max_position_embeddings=128, pad_token_id=0,
+        bos_token_id=None, eos_token_id=None, cls_token_id=None, sep_token_id=None)
+    model = transformers.ModernBertForMaskedLM(config)
+    with torch.no_grad():  # a trained-looking model: every tensor shows in the scores
+        model.decoder.bias.normal_(0, 0.5)
+        for module in model.modules():
+            if isinstance(module, torch.nn.LayerNorm):
+                module.weight.normal_(1, 0.2)
+    model.save_pretrained(directory)
+    return {"saved": directory}
 
 
 # name: (format, shard size)
@@ -292,6 +310,8 @@ def main(argv):
         result = {d: score(d, args[0]) for d in args[1:]}
     elif command == "save":
         result = {name: save(f"{args[0]}/{name}", args[1], *layout) for name, layout in LAYOUTS.items()}
+    elif command == "save_modernbert":
+        result = save_modernbert(*args)
     elif command == "fill":
         result = fill(args[0], args[1], args[2:])
     elif command == "tokenize":
