@@ -109,7 +109,7 @@ TEST(Dump, EveryFieldIsTheOneEntryOfItsKey) {
 
 TEST(Dump, LooksLikeYaml) {
   const std::string text = dump_config(RunConfig{});
-  EXPECT_EQ(text.rfind("model:\n  vocab_size: 0\n  hidden_size: 768\n", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("model:\n  architecture: bert\n  vocab_size: 0\n  hidden_size: 768\n", 0), 0u) << text;
   EXPECT_NE(text.find("  layer_norm_eps: 1.0e-12\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  betas: [0.9, 0.999]\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  timeout_s: 300.0\n"), std::string::npos) << text;

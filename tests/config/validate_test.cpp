@@ -131,6 +131,33 @@ std::vector<Rule> rules() {
        },
        "model.attend_across_documents",
        {"model.attend_across_documents (false)", "data.cross_documents is false", "set either to true"}},
+      // modernbert
+      {"modernbert_with_nsp", [](RunConfig& c) {
+         c.model.architecture = Architecture::modernbert;
+         c.model.objective = Objective::nsp;
+       },
+       "model.objective", {"model.objective (nsp)", "ModernBertForMaskedLM", "set model.objective to mlm"}},
+      {"modernbert_window_too_small", [](RunConfig& c) {
+         c.model.architecture = Architecture::modernbert;
+         c.model.local_attention = 1;
+       },
+       "model.local_attention", {"model.local_attention (1) must be >= 2"}},
+      {"modernbert_no_global_layer", [](RunConfig& c) {
+         c.model.architecture = Architecture::modernbert;
+         c.model.global_attn_every_n_layers = 0;
+       },
+       "model.global_attn_every_n_layers", {"(0) must be >= 1"}},
+      {"modernbert_odd_head_width", [](RunConfig& c) {
+         c.model.architecture = Architecture::modernbert;
+         c.model.hidden_size = 36;
+         c.model.num_attention_heads = 4;  // width 9
+       },
+       "model.hidden_size", {"odd head width 9", "rotary"}},
+      {"modernbert_rope_theta", [](RunConfig& c) {
+         c.model.architecture = Architecture::modernbert;
+         c.model.local_rope_theta = 0;
+       },
+       "model.local_rope_theta", {"model.local_rope_theta (0)"}},
       // masking
       {"mlm_probability_zero", [](RunConfig& c) { c.masking.mlm_probability = 0; },
        "masking.mlm_probability", {"masking.mlm_probability (0) must be in (0, 1]"}},
@@ -364,6 +391,11 @@ TEST(Validate, AcceptsEdgeValues) {
       [](RunConfig& c) { c.data.seq_len = 512; },
       [](RunConfig& c) { c.data.num_workers = 0; },
       [](RunConfig& c) { c.model.attend_across_documents = false; },  // mlm, across documents
+      [](RunConfig& c) {  // one global layer in every layer, the smallest window
+        c.model.architecture = Architecture::modernbert;
+        c.model.global_attn_every_n_layers = 1;
+        c.model.local_attention = 2;
+      },
       [](RunConfig& c) { c.masking.mlm_probability = 1.0; },
       [](RunConfig& c) {
         c.masking.mask_replace_prob = 1.0;
