@@ -167,7 +167,7 @@ run_shape() {
       --set model.num_hidden_layers="$layers" model.hidden_size="$hidden"
       model.num_attention_heads="$heads" model.intermediate_size="$inter"
       model.vocab_size="$vocab" data.seq_len="$seq" train.micro_batch_size="$batch"
-      masking.mlm_probability="$mlm_prob" "${run[@]}")
+      train.grad_accum_steps=1 masking.mlm_probability="$mlm_prob" "${run[@]}")
   else
     ours=("$bench" --config "$root/configs/mini.yaml" --json --steps "$n" --warmup 1
       --set model.num_hidden_layers="$layers" model.hidden_size="$hidden"

@@ -20,36 +20,38 @@ ModernBertModelImpl::ModernBertModelImpl(const config::ModelConfig& c, int64_t p
   final_norm = register_module("final_norm", LayerNorm(c.hidden_size, c.layer_norm_eps, c.norm_bias));
 }
 
-torch::Tensor ModernBertModelImpl::run(const torch::Tensor& input_ids, const torch::Tensor& attention_bias,
-                                       const torch::Tensor& local_bias, const torch::Tensor& positions) {
+torch::Tensor ModernBertModelImpl::run(const torch::Tensor& input_ids, const ModernBertMasks& masks,
+                                       const torch::Tensor& positions) {
   TORCH_CHECK(input_ids.dim() == 2, "input_ids must be [B,S], got ", input_ids.sizes());
   const int64_t seq = input_ids.size(1);
   const auto device = input_ids.device();
   const auto global_rotary = RotaryTable::build(seq, head_dim_, global_theta_, device);
   const auto local_rotary = RotaryTable::build(seq, head_dim_, local_theta_, device);
-  const auto& local = local_bias.defined() ? local_bias : attention_bias;
+  const auto& local = masks.local.defined() ? masks.local : masks.global;
 
   auto x = torch::dropout(embedding_norm(tok_embeddings(input_ids)), embedding_dropout_, is_training());
   const int64_t last = static_cast<int64_t>(layers->size()) - 1;
   for (int64_t i = 0; i <= last; ++i) {
     auto& layer = *layers[i]->as<ModernBertLayer>();
     const bool global = is_global(i);
-    const auto& bias = global ? attention_bias : local;
+    const auto& bias = global ? masks.global : local;
     const auto& rotary = global ? global_rotary : local_rotary;
-    x = i == last && positions.defined() ? layer.forward_at(x, bias, rotary, positions)
-                                         : layer.forward(x, bias, rotary);
+    if (i == last && positions.defined()) {
+      x = layer.forward_at(x, bias, rotary, positions);
+    } else {
+      x = layer.forward(x, bias, rotary, !global && masks.banded ? &*masks.banded : nullptr);
+    }
   }
   return final_norm(x);
 }
 
-torch::Tensor ModernBertModelImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& attention_bias,
-                                           const torch::Tensor& local_bias) {
-  return run(input_ids, attention_bias, local_bias, torch::Tensor());
+torch::Tensor ModernBertModelImpl::forward(const torch::Tensor& input_ids, const ModernBertMasks& masks) {
+  return run(input_ids, masks, torch::Tensor());
 }
 
-torch::Tensor ModernBertModelImpl::forward_at(const torch::Tensor& input_ids, const torch::Tensor& attention_bias,
-                                              const torch::Tensor& local_bias, const torch::Tensor& positions) {
-  return run(input_ids, attention_bias, local_bias, positions);
+torch::Tensor ModernBertModelImpl::forward_at(const torch::Tensor& input_ids, const ModernBertMasks& masks,
+                                              const torch::Tensor& positions) {
+  return run(input_ids, masks, positions);
 }
 
 ModernBertForMaskedLMImpl::ModernBertForMaskedLMImpl(const config::ModelConfig& c, int64_t vocab_size,
@@ -115,18 +117,29 @@ torch::Tensor ModernBertForMaskedLMImpl::logits(const torch::Tensor& hidden) {
   return nn::functional::linear(h, word_embeddings(), decoder_bias);
 }
 
-torch::Tensor ModernBertForMaskedLMImpl::local_attention_bias(const MlmInputs& in) const {
-  const int64_t seq = in.input_ids.size(1), half = config_.local_attention / 2;
-  if (seq - 1 <= half) return torch::Tensor();  // the window spans the sequence
-  auto allowed = sliding_window_mask(seq, half, in.input_ids.device());
+ModernBertMasks ModernBertForMaskedLMImpl::masks_for(const MlmInputs& in, bool last_layer_sparse) const {
+  ModernBertMasks masks;
+  masks.global = attention_bias_for(in, config_);
+  const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1), half = config_.local_attention / 2;
+  if (seq - 1 <= half) return masks;  // the window spans the sequence: local = global
+  const auto device = in.input_ids.device();
   const bool documents = !config_.attend_across_documents && in.document_ids.defined();
   const torch::Tensor mask = in.has_padding ? in.attention_mask : torch::Tensor();
+  // Padding as a document of its own (-1): a padding query still sees itself, no row is empty.
+  torch::Tensor ids;
   if (documents || mask.defined()) {
-    // Padding as a document of its own: a padding query still sees itself, no row is empty.
-    const auto ids = documents ? in.document_ids : torch::zeros_like(in.input_ids);
-    allowed = allowed & same_document_mask(ids, mask);
+    ids = documents ? in.document_ids : torch::zeros_like(in.input_ids);
+    if (mask.defined()) ids = ids.masked_fill(mask.eq(0), -1);
   }
-  return attention_bias_from_allowed(allowed, compute_dtype(in.input_ids.device()));
+  const int64_t last = config_.num_hidden_layers - 1;
+  const bool last_local = !model->is_global(last);
+  if (banded_window_pays(seq, half)) masks.banded = banded_window(batch, seq, half, ids, device, compute_dtype(device));
+  if (!masks.banded || (last_layer_sparse && last_local)) {
+    auto allowed = sliding_window_mask(seq, half, device);
+    if (ids.defined()) allowed = allowed & same_document_mask(ids, torch::Tensor());
+    masks.local = attention_bias_from_allowed(allowed, compute_dtype(device));
+  }
+  return masks;
 }
 
 MlmOutput ModernBertForMaskedLMImpl::forward(const MlmInputs& in, bool return_logits) {
@@ -137,18 +150,18 @@ MlmOutput ModernBertForMaskedLMImpl::forward(const MlmInputs& in, bool return_lo
               in.masked_positions.numel(), ") and masked_labels (", in.masked_labels.numel(),
               ") differ in length");
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
-  const auto global_bias = attention_bias_for(in, config_);  // once per batch, for every layer
-  const auto local_bias = local_attention_bias(in);
+  const bool sparse = config_.sparse_head && in.masked_positions.numel() > 0;
+  const auto masks = masks_for(in, sparse);  // once per batch, for every layer
 
   torch::Tensor scores;  // [M, padded_vocab]
-  if (config_.sparse_head && in.masked_positions.numel() > 0) {
+  if (sparse) {
     // Only the selected positions are scored: the last layer's queries and feed-forward block
     // and the head run on them alone.
     const auto selected = SelectedPositions::from_flat(in.masked_positions, batch, seq);
-    const auto at = model->forward_at(in.input_ids, global_bias, local_bias, selected.positions);
+    const auto at = model->forward_at(in.input_ids, masks, selected.positions);
     scores = logits(at.reshape({-1, at.size(2)}).index_select(0, selected.rows));
   } else {
-    const auto hidden = model->forward(in.input_ids, global_bias, local_bias);
+    const auto hidden = model->forward(in.input_ids, masks);
     scores = logits(hidden.reshape({batch * seq, hidden.size(2)})).index_select(0, in.masked_positions);
   }
   return score(scores, in.masked_labels, return_logits);

@@ -22,7 +22,7 @@ ModernBertLayerImpl::ModernBertLayerImpl(const config::ModelConfig& c, int64_t i
 
 torch::Tensor ModernBertLayerImpl::attention(const torch::Tensor& queries, const torch::Tensor& x,
                                              const torch::Tensor& bias, const RotaryTable& query_rotary,
-                                             const RotaryTable& rotary) {
+                                             const RotaryTable& rotary, const BandedWindow* banded) {
   const int64_t batch = x.size(0), seq = x.size(1), hidden = x.size(2);
   const int64_t rows = queries.size(1), head_dim = hidden / heads_;
   torch::Tensor q, k, v;
@@ -47,34 +47,38 @@ torch::Tensor ModernBertLayerImpl::attention(const torch::Tensor& queries, const
   q = apply_rotary(q, query_rotary);
   k = apply_rotary(k, rotary);
   const bool train = is_training();
-  std::optional<torch::Tensor> mask;
-  if (bias.defined()) mask = bias.to(q.scalar_type());
-  auto context = at::scaled_dot_product_attention(q, k, v, mask, train ? attention_dropout_ : 0.0,
-                                                  /*is_causal=*/false);
+  const double p = train ? attention_dropout_ : 0.0;
+  torch::Tensor context;
+  if (banded) {
+    context = banded_attention(q, k, v, *banded, p);
+  } else {
+    std::optional<torch::Tensor> mask;
+    if (bias.defined()) mask = bias.to(q.scalar_type());
+    context = at::scaled_dot_product_attention(q, k, v, mask, p, /*is_causal=*/false);
+  }
   context = context.permute({0, 2, 1, 3}).reshape({batch, rows, hidden});
   // transformers applies attention_dropout a second time, to the output projection.
   return torch::dropout(attn_Wo(context), attention_dropout_, train);
 }
 
 torch::Tensor ModernBertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& attention_bias,
-                                           const RotaryTable& rotary) {
-  return forward_at(x, attention_bias, rotary, torch::Tensor());
+                                           const RotaryTable& rotary, const BandedWindow* banded) {
+  const auto normed = attn_norm ? attn_norm(x) : x;
+  return feed_forward(x + attention(normed, normed, attention_bias, rotary, rotary, banded));
+}
+
+torch::Tensor ModernBertLayerImpl::feed_forward(const torch::Tensor& h) {
+  const auto parts = Wi(mlp_norm(h)).chunk(2, -1);  // input, gate
+  const auto gated = torch::dropout(activation(parts[0], act_) * parts[1], mlp_dropout_, is_training());
+  return h + mlp_Wo(gated);
 }
 
 torch::Tensor ModernBertLayerImpl::forward_at(const torch::Tensor& x, const torch::Tensor& attention_bias,
                                               const RotaryTable& rotary, const torch::Tensor& positions) {
   const auto normed = attn_norm ? attn_norm(x) : x;
-  torch::Tensor h;
-  if (positions.defined()) {
-    h = gather_positions(x, positions) +
-        attention(gather_positions(normed, positions), normed, bias_rows_at(attention_bias, positions),
-                  rotary.at(positions), rotary);
-  } else {
-    h = x + attention(normed, normed, attention_bias, rotary, rotary);
-  }
-  const auto parts = Wi(mlp_norm(h)).chunk(2, -1);  // input, gate
-  const auto gated = torch::dropout(activation(parts[0], act_) * parts[1], mlp_dropout_, is_training());
-  return h + mlp_Wo(gated);
+  return feed_forward(gather_positions(x, positions) +
+                      attention(gather_positions(normed, positions), normed, bias_rows_at(attention_bias, positions),
+                                rotary.at(positions), rotary));
 }
 
 }  // namespace mlm::model

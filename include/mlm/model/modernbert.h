@@ -14,24 +14,32 @@
 // zero, get no gradient and never reach the loss or the HF format.
 #include <torch/torch.h>
 
+#include <optional>
+
 #include "mlm/model/layers.h"
 #include "mlm/model/masked_lm.h"
 #include "mlm/model/modernbert_layer.h"
 
 namespace mlm::model {
 
+/// What the layers may attend to, built once per batch (ModernBertForMaskedLMImpl::masks_for).
+struct ModernBertMasks {
+  torch::Tensor global;                 // global layers' bias (attention_bias_for)
+  std::optional<BandedWindow> banded;   // local layers, block by block, when that pays
+  torch::Tensor local;                  // local layers' bias over all S keys: without `banded`
+                                        //   (undefined: the window spans the sequence, use
+                                        //   `global`), or for a sparse last layer
+};
+
 /// The encoder ("model"): embeddings, layers, final norm.
 struct ModernBertModelImpl : torch::nn::Module {
   ModernBertModelImpl(const config::ModelConfig& config, int64_t padded_vocab, int64_t pad_id);
 
-  /// The last hidden states [B,S,H] (fp32). attention_bias: the global layers' bias
-  /// (attention_bias_for); local_bias the sliding-window layers' (local_attention_bias,
-  /// undefined = the global one), both built once per batch by the caller.
-  torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& attention_bias,
-                        const torch::Tensor& local_bias);
+  /// The last hidden states [B,S,H] (fp32).
+  torch::Tensor forward(const torch::Tensor& input_ids, const ModernBertMasks& masks);
   /// The last hidden states at `positions` [B,R] only, the last layer run on those positions.
-  torch::Tensor forward_at(const torch::Tensor& input_ids, const torch::Tensor& attention_bias,
-                           const torch::Tensor& local_bias, const torch::Tensor& positions);
+  torch::Tensor forward_at(const torch::Tensor& input_ids, const ModernBertMasks& masks,
+                           const torch::Tensor& positions);
 
   /// Layer i attends globally (the others within the sliding window).
   bool is_global(int64_t layer) const { return layer % global_every_ == 0; }
@@ -42,8 +50,7 @@ struct ModernBertModelImpl : torch::nn::Module {
   LayerNorm final_norm{nullptr};                 // "final_norm"
 
  private:
-  torch::Tensor run(const torch::Tensor& input_ids, const torch::Tensor& attention_bias,
-                    const torch::Tensor& local_bias, const torch::Tensor& positions);
+  torch::Tensor run(const torch::Tensor& input_ids, const ModernBertMasks& masks, const torch::Tensor& positions);
 
   int64_t global_every_, head_dim_;
   double global_theta_, local_theta_, embedding_dropout_;
@@ -64,10 +71,10 @@ class ModernBertForMaskedLMImpl : public MaskedLmImpl {
   TensorDict hf_gradients() override;
   void load_hf_state_dict(const TensorDict& state, const std::string& origin_for_errors) override;
 
-  /// The sliding-window layers' additive bias for `inputs`: the window ANDed with what
-  /// attention_bias_for allows (padding, documents); undefined when the window spans the
-  /// whole sequence (the global bias serves then).
-  torch::Tensor local_attention_bias(const MlmInputs& inputs) const;
+  /// The masks of `inputs`: the global bias (padding, documents), and for the sliding-window
+  /// layers the window ANDed with the same: block by block when that pays, over all S keys
+  /// when not or when `last_layer_sparse` and the last layer is a local one.
+  ModernBertMasks masks_for(const MlmInputs& inputs, bool last_layer_sparse) const;
 
   ModernBertModel model{nullptr};
   torch::nn::Linear head_dense{nullptr};  // "head.dense"

@@ -10,6 +10,7 @@
 
 #include "mlm/config/run_config.h"
 #include "mlm/model/layers.h"
+#include "mlm/model/local_attention.h"
 #include "mlm/model/rotary.h"
 
 namespace mlm::model {
@@ -18,12 +19,14 @@ struct ModernBertLayerImpl : torch::nn::Module {
   ModernBertLayerImpl(const config::ModelConfig& config, int64_t index);
 
   /// x: [B,S,H]; attention_bias: as BertLayerImpl's ([B,1,1,S], [B or 1,1,S,S], or undefined
-  /// for none); rotary: the [S,D] table of this layer's theta.
+  /// for none), or `banded` (not null) for a sliding window computed block by block;
+  /// rotary: the [S,D] table of this layer's theta.
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& attention_bias,
-                        const RotaryTable& rotary);
+                        const RotaryTable& rotary, const BandedWindow* banded = nullptr);
 
   /// The layer's output at `positions` [B,R] only: forward() gathered there, with the query,
-  /// Wo and the feed-forward block run on those positions (keys and values from every one).
+  /// Wo and the feed-forward block run on those positions (keys and values from every one);
+  /// attention_bias over all S keys.
   torch::Tensor forward_at(const torch::Tensor& x, const torch::Tensor& attention_bias,
                            const RotaryTable& rotary, const torch::Tensor& positions);
 
@@ -36,7 +39,11 @@ struct ModernBertLayerImpl : torch::nn::Module {
   /// Attention output (after Wo) for `queries` [B,R,H] at rotary rows `query_rotary`, keys
   /// and values from `x` [B,S,H] (queries == x: one fused product).
   torch::Tensor attention(const torch::Tensor& queries, const torch::Tensor& x, const torch::Tensor& bias,
-                          const RotaryTable& query_rotary, const RotaryTable& rotary);
+                          const RotaryTable& query_rotary, const RotaryTable& rotary,
+                          const BandedWindow* banded = nullptr);
+
+  /// h + the GeGLU block of norm(h).
+  torch::Tensor feed_forward(const torch::Tensor& h);
 
   int64_t heads_;
   config::Activation act_;
