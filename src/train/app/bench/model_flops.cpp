@@ -15,7 +15,8 @@ double forward_flops_per_token(const config::ModelConfig& model, int64_t seq_len
   const double head = 2 * p * (H * H + H * V);
   if (model.architecture == config::Architecture::modernbert) {
     // Wqkv + Wo: 4H^2; GeGLU Wi (H x 2I) + Wo: 3HI. A local layer's query sees at most
-    // local_attention + 1 keys (the model's work; the masked SDPA computes all S).
+    // local_attention + 1 keys: the model's work (what runs is all S keys under a mask, or
+    // 2 * local_attention when the layer goes block by block: local_attention.h).
     double attention = 0;
     for (int64_t i = 0; i < model.num_hidden_layers; ++i) {
       const bool global = i % model.global_attn_every_n_layers == 0;
