@@ -18,7 +18,7 @@
 #   base: 12 layers, hidden 768, 12 heads, I 3072, vocab 30522, batch 16, seq 128, mlm prob 0.15
 #   modernbert: the published modernbert-base shape (22 layers, hidden 768, 12 heads, GeGLU
 #         I 1152, vocab 50368, mlm prob 0.30) at seq 128 (batch 16) and seq 1024 (batch 2), 2
-#         timed steps; mlm-bench on configs/modernbert-base.yaml against the hf peer only
+#         warm-up and 2 timed steps; mlm-bench on configs/modernbert-base.yaml against the hf peer only
 #   all: mini and base
 #   precision: bf16 (ours train.precision=bf16, peers --bf16) when the CPU has AVX512-BF16,
 #              else fp32 (bf16 products take a scalar fallback there); --fp32 / --bf16 force it
@@ -100,12 +100,15 @@ if [[ ! -x "$bench" ]]; then
 fi
 
 # name -> layers hidden heads intermediate vocab batch seq mlm-probability default-steps
+#         warm-up-steps (two at the ModernBERT shapes: after the first step has allocated
+#         AdamW's 1.2 GB of state, the second still grows the heap and spends a tenth of its
+#         time in page faults; a long run's steps are like the third)
 shape_args() {
   case "$1" in
-    mini) echo "4 256 4 1024 30522 32 128 0.15 10" ;;
-    base) echo "12 768 12 3072 30522 16 128 0.15 3" ;;
-    modernbert-128) echo "22 768 12 1152 50368 16 128 0.3 2" ;;
-    modernbert-1024) echo "22 768 12 1152 50368 2 1024 0.3 2" ;;
+    mini) echo "4 256 4 1024 30522 32 128 0.15 10 1" ;;
+    base) echo "12 768 12 3072 30522 16 128 0.15 3 1" ;;
+    modernbert-128) echo "22 768 12 1152 50368 16 128 0.3 2 2" ;;
+    modernbert-1024) echo "22 768 12 1152 50368 2 1024 0.3 2 2" ;;
   esac
 }
 
@@ -153,7 +156,7 @@ PY
 
 run_shape() {
   local name="$1"
-  read -r layers hidden heads inter vocab batch seq mlm_prob default_steps <<<"$(shape_args "$name")"
+  read -r layers hidden heads inter vocab batch seq mlm_prob default_steps warmup <<<"$(shape_args "$name")"
   local n="${steps:-$default_steps}"
   local run=(train.precision="$precision" train.threads="$threads" train.device=cpu)
   # --pipeline keeps the sample tokenizer's vocabulary (model.vocab_size 0), which --data needs.
@@ -163,13 +166,13 @@ run_shape() {
   if [[ "$name" == modernbert-* ]]; then
     # The architecture and the rest of the model (RoPE, local/global layers, no biases) are the
     # config's; the shape is given again so both sides surely run the same one.
-    ours=("$bench" --config "$root/configs/modernbert-base.yaml" --json --steps "$n" --warmup 1
+    ours=("$bench" --config "$root/configs/modernbert-base.yaml" --json --steps "$n" --warmup "$warmup"
       --set model.num_hidden_layers="$layers" model.hidden_size="$hidden"
       model.num_attention_heads="$heads" model.intermediate_size="$inter"
       model.vocab_size="$vocab" data.seq_len="$seq" train.micro_batch_size="$batch"
       train.grad_accum_steps=1 masking.mlm_probability="$mlm_prob" "${run[@]}")
   else
-    ours=("$bench" --config "$root/configs/mini.yaml" --json --steps "$n" --warmup 1
+    ours=("$bench" --config "$root/configs/mini.yaml" --json --steps "$n" --warmup "$warmup"
       --set model.num_hidden_layers="$layers" model.hidden_size="$hidden"
       model.num_attention_heads="$heads" model.intermediate_size="$inter"
       model.max_position_embeddings=512 model.vocab_size="$our_vocab" model.sparse_head=true
@@ -177,7 +180,7 @@ run_shape() {
       "${run[@]}")
   fi
   local shape=(--layers "$layers" --hidden "$hidden" --heads "$heads" --intermediate "$inter"
-    --vocab "$vocab" --batch "$batch" --seq "$seq" --steps "$n" --mlm-prob "$mlm_prob"
+    --vocab "$vocab" --batch "$batch" --seq "$seq" --steps "$n" --warmup "$warmup" --mlm-prob "$mlm_prob"
     --threads "$threads")
   [[ "$precision" == bf16 ]] && shape+=(--bf16)
   # Sides: labels and commands (one array per side, named cmd_<index>); side 0 is "ours".
@@ -200,7 +203,7 @@ run_shape() {
   local count=${#labels[@]}
 
   echo "== $name: L=$layers H=$hidden A=$heads I=$inter V=$our_vocab B=$batch S=$seq p=$mlm_prob" \
-       "$precision, $threads threads, $n timed steps, $rounds rounds" \
+       "$precision, $threads threads, $warmup warm-up + $n timed steps, $rounds rounds" \
        "(load: $(cut -d' ' -f1-3 /proc/loadavg))"
   local records=()
   for ((r = 1; r <= rounds; r++)); do

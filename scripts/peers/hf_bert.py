@@ -47,7 +47,7 @@ def main():
         opt.zero_grad(set_to_none=True)
         return loss.item()
 
-    step_s, loss = common.time_steps(step, a.steps)
+    step_s, loss = common.time_steps(step, a.steps, a.warmup)
     common.report("hf", a, step_s, loss, common.count_params(model), 1.0)
 
 
