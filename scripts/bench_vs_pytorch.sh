@@ -101,8 +101,8 @@ fi
 
 # name -> layers hidden heads intermediate vocab batch seq mlm-probability default-steps
 #         warm-up-steps (two at the ModernBERT shapes: after the first step has allocated
-#         AdamW's 1.2 GB of state, the second still grows the heap and spends a tenth of its
-#         time in page faults; a long run's steps are like the third)
+#         AdamW's 1.2 GB of state, the second still grows the heap: 7% of its samples clear
+#         fresh pages in the kernel; a long run's steps are like the third)
 shape_args() {
   case "$1" in
     mini) echo "4 256 4 1024 30522 32 128 0.15 10 1" ;;
