@@ -1,6 +1,6 @@
 """Shared by the PyTorch peers of scripts/bench_vs_pytorch.sh (hf_bert.py, eager_bert.py,
-hf_modernbert.py): command line, synthetic batch, AdamW parameter groups, timing loop, peak GEMM
-rate, FLOP count and the one JSON line each peer prints.
+hf_modernbert.py): command line, synthetic batch, AdamW parameter groups, the transformers
+Trainer's step, timing loop, peak GEMM rate, FLOP count and the one JSON line each peer prints.
 
 The JSON line: peer, tokens_per_s, step_s, params, loss, peak_gflops, mfu (and what a peer adds,
 e.g. compile_s). MFU = tokens_per_s * 3 * forward FLOPs per token / peak, with
@@ -12,6 +12,7 @@ a windowed kernel would do about min(S, window + 1) / S of that term). The peak 
 few 2048^3 products in the run's dtype, measured in the same process.
 """
 import argparse
+import contextlib
 import json
 import os
 import time
@@ -71,6 +72,27 @@ def adamw_param_groups(model, weight_decay=0.01):
             decay.append(p)
     return [{"params": decay, "weight_decay": weight_decay},
             {"params": no_decay, "weight_decay": 0.0}]
+
+
+def trainer_step(model, batch, bf16):
+    """One step of a transformers model the way the Trainer takes it: the batch (labels included)
+    to the model, bf16 CPU autocast when asked, backward, clipping at 1.0, the Trainer's default
+    optimizer for torch >= 2.8 ("adamw_torch_fused": AdamW at its defaults, no decay on biases
+    and LayerNorm). Returns step(), which gives the loss as a float."""
+    model.train()
+    opt = torch.optim.AdamW(adamw_param_groups(model, 0.01), lr=1e-4, betas=(0.9, 0.999), eps=1e-8,
+                            fused=True)
+    autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if bf16 else contextlib.nullcontext
+
+    def step():
+        with autocast():
+            loss = model(**batch).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        return loss.item()
+    return step
 
 
 def count_params(model):

@@ -8,7 +8,6 @@ weight decay on biases and LayerNorm, gradient clipping at 1.0.
 Prints one JSON line (scripts/peers/common.py). Run with the project venv:
   .venv/bin/python scripts/peers/hf_bert.py --layers 4 --hidden 256 --heads 4 --batch 32 --bf16
 """
-import contextlib
 import os
 import sys
 
@@ -27,27 +26,11 @@ def main():
                         attention_probs_dropout_prob=0.1, attn_implementation="sdpa")
     model = BertForMaskedLM(config)
     assert model.config._attn_implementation == "sdpa", model.config._attn_implementation
-    model.train()
-    # transformers' TrainingArguments.optim defaults to "adamw_torch_fused" on torch >= 2.8.
-    opt = torch.optim.AdamW(common.adamw_param_groups(model, 0.01), lr=1e-4, betas=(0.9, 0.999),
-                            eps=1e-8, fused=True)
     ids, labels = common.synthetic_batch(a)
     # What DataCollatorForLanguageModeling hands the model for an unpadded batch.
     batch = {"input_ids": ids, "attention_mask": torch.ones_like(ids),
              "token_type_ids": torch.zeros_like(ids), "labels": labels}
-    autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if a.bf16 \
-        else contextlib.nullcontext
-
-    def step():
-        with autocast():
-            loss = model(**batch).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        return loss.item()
-
-    step_s, loss = common.time_steps(step, a.steps, a.warmup)
+    step_s, loss = common.time_steps(common.trainer_step(model, batch, a.bf16), a.steps, a.warmup)
     common.report("hf", a, step_s, loss, common.count_params(model), 1.0)
 
 

@@ -14,7 +14,6 @@ modernbert-base shape:
   .venv/bin/python scripts/peers/hf_modernbert.py --layers 22 --hidden 768 --heads 12 \
       --intermediate 1152 --vocab 50368 --seq 1024 --batch 2
 """
-import contextlib
 import os
 import sys
 
@@ -41,27 +40,11 @@ def main():
                               **specials)
     model = ModernBertForMaskedLM(config)
     assert model.config._attn_implementation == "sdpa", model.config._attn_implementation
-    model.train()
-    # transformers' TrainingArguments.optim defaults to "adamw_torch_fused" on torch >= 2.8.
-    opt = torch.optim.AdamW(common.adamw_param_groups(model, 0.01), lr=1e-4, betas=(0.9, 0.999),
-                            eps=1e-8, fused=True)
     ids, labels = common.synthetic_batch(a)
     # What DataCollatorForLanguageModeling hands the model for an unpadded batch of a tokenizer
     # without token types (ModernBERT's).
     batch = {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": labels}
-    autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if a.bf16 \
-        else contextlib.nullcontext
-
-    def step():
-        with autocast():
-            loss = model(**batch).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        return loss.item()
-
-    step_s, loss = common.time_steps(step, a.steps, a.warmup)
+    step_s, loss = common.time_steps(common.trainer_step(model, batch, a.bf16), a.steps, a.warmup)
     common.report("hf", a, step_s, loss, common.count_params(model), 1.0, glu=True)
 
 

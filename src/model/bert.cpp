@@ -74,12 +74,7 @@ void BertForPreTrainingImpl::init_weights() {
 }
 
 MlmOutput BertForPreTrainingImpl::forward(const MlmInputs& in, bool return_logits) {
-  TORCH_CHECK(in.input_ids.defined() && in.input_ids.dim() == 2, "input_ids must be [B,S]");
-  TORCH_CHECK(in.masked_positions.defined() && in.masked_labels.defined(),
-              "masked_positions and masked_labels are required");
-  TORCH_CHECK(in.masked_positions.numel() == in.masked_labels.numel(), "masked_positions (",
-              in.masked_positions.numel(), ") and masked_labels (", in.masked_labels.numel(),
-              ") differ in length");
+  check_inputs(in);
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
   const auto bias = attention_bias_for(in, config_);  // once per batch, for every layer
 

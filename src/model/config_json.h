@@ -1,11 +1,13 @@
 #pragma once
-// Reading a config.json's fields into the model settings (hf_directory.cpp, modernbert_config.cpp).
+// A Hugging Face config.json's fields and the model settings, both ways (hf_directory.cpp,
+// export_hf.cpp, modernbert_config.cpp; the shared parts in config_json.cpp).
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <type_traits>
 
 #include "mlm/config/run_config.h"
+#include "mlm/model/masked_lm.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::model {
@@ -29,6 +31,11 @@ void take(const nlohmann::json& json, const char* key, T& field, const std::stri
 /// transformers' activation name as mlm-train's: "gelu" is the exact erf form; "gelu_new",
 /// "gelu_pytorch_tanh" and "gelu_fast" the tanh approximation. CheckpointError for another.
 config::Activation activation_from_hf(const std::string& name, const char* key, const std::string& path);
+
+/// The fields BertConfig and ModernBertConfig name alike (vocab_size, the shape,
+/// max_position_embeddings, initializer_range), read into `c` / written for `model`.
+void take_common_fields(const nlohmann::json& json, const std::string& path, config::ModelConfig& c);
+void put_common_fields(const MaskedLmImpl& model, nlohmann::json& json);
 
 /// The ModernBertConfig fields of config.json (model_type modernbert) on top of `base`.
 config::ModelConfig modernbert_config_from_hf(const nlohmann::json& json, const std::string& path,

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "config_json.h"
 #include "mlm/model/safetensors.h"
 #include "mlm/util/atomic_file.h"
 #include "mlm/util/logging.h"
@@ -17,18 +18,12 @@ nlohmann::json bert_config_json(const MaskedLmImpl& model) {
   nlohmann::json j;
   j["architectures"] = {nsp ? "BertForPreTraining" : "BertForMaskedLM"};
   j["model_type"] = "bert";
-  j["vocab_size"] = model.vocab_size();
-  j["hidden_size"] = c.hidden_size;
-  j["num_hidden_layers"] = c.num_hidden_layers;
-  j["num_attention_heads"] = c.num_attention_heads;
-  j["intermediate_size"] = c.intermediate_size;
+  put_common_fields(model, j);
   // HF "gelu" is the exact erf form; "gelu_new" is the tanh approximation.
   j["hidden_act"] = c.hidden_act == config::Activation::gelu ? "gelu" : "gelu_new";
   j["hidden_dropout_prob"] = c.hidden_dropout_prob;
   j["attention_probs_dropout_prob"] = c.attention_probs_dropout_prob;
-  j["max_position_embeddings"] = c.max_position_embeddings;
   j["type_vocab_size"] = c.type_vocab_size;
-  j["initializer_range"] = c.initializer_range;
   j["layer_norm_eps"] = c.layer_norm_eps;
   j["pad_token_id"] = model.pad_id();
   j["position_embedding_type"] = "absolute";

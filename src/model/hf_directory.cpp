@@ -89,12 +89,6 @@ TensorDict read_hf_weights(const std::string& dir) {
   return ends_with(path, ".index.json") ? read_sharded(path) : read_weight_file(path);
 }
 
-config::Activation activation_from_hf(const std::string& name, const char* key, const std::string& path) {
-  if (name == "gelu") return config::Activation::gelu;
-  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return config::Activation::gelu_tanh;
-  throw CheckpointError(path + ": " + key + " " + name + " is not one mlm-train computes (gelu, gelu_new)");
-}
-
 config::ModelConfig model_config_from_hf(const std::string& path, config::ModelConfig c) {
   const auto json = read_json(path);
   if (!json.is_object()) throw CheckpointError(path + ": not a JSON object");
@@ -104,17 +98,11 @@ config::ModelConfig model_config_from_hf(const std::string& path, config::ModelC
     throw CheckpointError(path + ": model_type is " + json["model_type"].dump() +
                           "; mlm-train reads BERT and ModernBERT models");
   c.architecture = config::Architecture::bert;
-  take(json, "vocab_size", c.vocab_size, path);
-  take(json, "hidden_size", c.hidden_size, path);
-  take(json, "num_hidden_layers", c.num_hidden_layers, path);
-  take(json, "num_attention_heads", c.num_attention_heads, path);
-  take(json, "intermediate_size", c.intermediate_size, path);
+  take_common_fields(json, path, c);
   take(json, "hidden_dropout_prob", c.hidden_dropout_prob, path);
   take(json, "attention_probs_dropout_prob", c.attention_probs_dropout_prob, path);
-  take(json, "max_position_embeddings", c.max_position_embeddings, path);
   take(json, "type_vocab_size", c.type_vocab_size, path);
   take(json, "layer_norm_eps", c.layer_norm_eps, path);
-  take(json, "initializer_range", c.initializer_range, path);
   std::string act;
   take(json, "hidden_act", act, path);
   if (!act.empty()) c.hidden_act = activation_from_hf(act, "hidden_act", path);

@@ -18,6 +18,15 @@ MaskedLmImpl::MaskedLmImpl(const config::ModelConfig& c, int64_t vocab_size, int
   padded_vocab_ = (vocab_size + multiple - 1) / multiple * multiple;
 }
 
+void MaskedLmImpl::check_inputs(const MlmInputs& in) {
+  TORCH_CHECK(in.input_ids.defined() && in.input_ids.dim() == 2, "input_ids must be [B,S]");
+  TORCH_CHECK(in.masked_positions.defined() && in.masked_labels.defined(),
+              "masked_positions and masked_labels are required");
+  TORCH_CHECK(in.masked_positions.numel() == in.masked_labels.numel(), "masked_positions (",
+              in.masked_positions.numel(), ") and masked_labels (", in.masked_labels.numel(),
+              ") differ in length");
+}
+
 MlmOutput MaskedLmImpl::score(const torch::Tensor& logits, const torch::Tensor& labels,
                               bool return_logits) const {
   // Padded rows are sliced off before the softmax: they can never be predicted or counted.

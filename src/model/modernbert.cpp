@@ -143,12 +143,7 @@ ModernBertMasks ModernBertForMaskedLMImpl::masks_for(const MlmInputs& in, bool l
 }
 
 MlmOutput ModernBertForMaskedLMImpl::forward(const MlmInputs& in, bool return_logits) {
-  TORCH_CHECK(in.input_ids.defined() && in.input_ids.dim() == 2, "input_ids must be [B,S]");
-  TORCH_CHECK(in.masked_positions.defined() && in.masked_labels.defined(),
-              "masked_positions and masked_labels are required");
-  TORCH_CHECK(in.masked_positions.numel() == in.masked_labels.numel(), "masked_positions (",
-              in.masked_positions.numel(), ") and masked_labels (", in.masked_labels.numel(),
-              ") differ in length");
+  check_inputs(in);
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
   const bool sparse = config_.sparse_head && in.masked_positions.numel() > 0;
   const auto masks = masks_for(in, sparse);  // once per batch, for every layer

@@ -56,13 +56,7 @@ void take_activation(const nlohmann::json& json, const char* key, config::Activa
 config::ModelConfig modernbert_config_from_hf(const nlohmann::json& json, const std::string& path,
                                               config::ModelConfig c) {
   c.architecture = config::Architecture::modernbert;
-  take(json, "vocab_size", c.vocab_size, path);
-  take(json, "hidden_size", c.hidden_size, path);
-  take(json, "num_hidden_layers", c.num_hidden_layers, path);
-  take(json, "num_attention_heads", c.num_attention_heads, path);
-  take(json, "intermediate_size", c.intermediate_size, path);
-  take(json, "max_position_embeddings", c.max_position_embeddings, path);
-  take(json, "initializer_range", c.initializer_range, path);
+  take_common_fields(json, path, c);
   take(json, "initializer_cutoff_factor", c.initializer_cutoff_factor, path);
   take(json, "norm_eps", c.layer_norm_eps, path);
   take(json, "norm_bias", c.norm_bias, path);
@@ -98,14 +92,8 @@ nlohmann::json modernbert_config_json(const MaskedLmImpl& model) {
   nlohmann::json j;
   j["architectures"] = {"ModernBertForMaskedLM"};
   j["model_type"] = "modernbert";
-  j["vocab_size"] = model.vocab_size();
-  j["hidden_size"] = c.hidden_size;
-  j["intermediate_size"] = c.intermediate_size;
-  j["num_hidden_layers"] = c.num_hidden_layers;
-  j["num_attention_heads"] = c.num_attention_heads;
+  put_common_fields(model, j);
   j["hidden_activation"] = hf_activation(c.hidden_act);
-  j["max_position_embeddings"] = c.max_position_embeddings;
-  j["initializer_range"] = c.initializer_range;
   j["initializer_cutoff_factor"] = c.initializer_cutoff_factor;
   j["norm_eps"] = c.layer_norm_eps;
   j["norm_bias"] = c.norm_bias;

@@ -236,16 +236,7 @@ TEST(DocumentMask, SparseLastLayerMatchesTheDenseModel) {
     in.masked_positions = torch::tensor({1, 4, 9, 21, 27}, torch::kLong);
     in.masked_labels = torch::tensor({5, 17, 40, 3, 96}, torch::kLong);
 
-    auto want = dense->forward(in, true);
-    auto got = sparse->forward(in, true);
-    expect_tensor_near(got.mlm_logits, want.mlm_logits, 1e-5, "logits");
-    want.mlm_loss_sum.backward();
-    got.mlm_loss_sum.backward();
-    const auto dense_params = dense->named_parameters();
-    for (const auto& item : sparse->named_parameters()) {
-      ASSERT_TRUE(item.value().grad().defined()) << item.key();
-      expect_tensor_near(item.value().grad(), dense_params[item.key()].grad(), 1e-5, "gradient of " + item.key());
-    }
+    testing::expect_sparse_matches_dense(sparse, dense, in);
     // And the documents stay apart on the sparse path too: another row-0 document 1 leaves
     // the logits at row 0's positions 4 and 9 (documents 2 and 3) as they were.
     torch::NoGradGuard no_grad;

@@ -94,4 +94,20 @@ inline int expect_reference_gradients(MaskedLm model, const std::map<std::string
   return checked;
 }
 
+/// `sparse` (model.sparse_head: the last layer and the head on the selected positions) gives
+/// `dense`'s logits for `in` and, after the loss's backward, every parameter's gradient.
+/// Both hold the same weights and are in training mode.
+inline void expect_sparse_matches_dense(MaskedLm sparse, MaskedLm dense, const MlmInputs& in) {
+  auto want = dense->forward(in, true);
+  auto got = sparse->forward(in, true);
+  expect_tensor_near(got.mlm_logits, want.mlm_logits, 1e-5, "logits");
+  want.mlm_loss_sum.backward();
+  got.mlm_loss_sum.backward();
+  const auto dense_params = dense->named_parameters();
+  for (const auto& item : sparse->named_parameters()) {
+    ASSERT_TRUE(item.value().grad().defined()) << item.key();
+    expect_tensor_near(item.value().grad(), dense_params[item.key()].grad(), 1e-5, "gradient of " + item.key());
+  }
+}
+
 }  // namespace mlm::model::testing

@@ -8,36 +8,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <csignal>
 
 #include "mlm/masking/batch_stream.h"
-#include "train_test_util.h"
+#include "recorded_run.h"
 
 // A named namespace: the unity build compiles this file with the other trainer tests.
 namespace mlm::train::document_mask {
 
 using namespace mlm::train::testing;
-
-struct Run {
-  std::vector<StepStats> steps;
-  std::vector<std::pair<std::string, torch::Tensor>> params;
-  int exit_code = -1;
-};
-
-/// Runs a trainer to its end (or SIGTERM after step `stop_after`), recording every step.
-Run run_trainer(const config::RunConfig& config, const std::string& resume = "", int64_t stop_after = 0) {
-  Trainer trainer(config, {resume, nullptr});
-  Run run;
-  trainer.on_step([&](const StepStats& s) {
-    run.steps.push_back(s);
-    if (s.step == stop_after) std::raise(SIGTERM);  // noticed at the step boundary
-  });
-  run.exit_code = trainer.run();
-  for (const auto& p : trainer.model()->named_parameters()) {
-    run.params.emplace_back(p.key(), p.value().detach().clone());
-  }
-  return run;
-}
 
 std::vector<std::string> settings(bool attend_across, int64_t steps) {
   // 128-token sequences: the fixture's documents (about 60 tokens) often share one.
@@ -81,25 +59,7 @@ TEST(TrainerDocumentMask, TrainsAndResumesBitExactly) {
   EXPECT_EQ(across.steps[0].num_masked, st[0].num_masked);
   EXPECT_NE(across.steps[0].loss, st[0].loss);
 
-  const auto dir = fresh_dir("document_mask_split");
-  const auto first = run_trainer(tiny_config(dir, sets), "", 4);
-  EXPECT_EQ(first.exit_code, kExitSigterm);
-  ASSERT_EQ(first.steps.size(), 4u);
-  const auto second = run_trainer(tiny_config(dir, sets), "latest");
-  ASSERT_EQ(second.exit_code, 0);
-  ASSERT_EQ(second.steps.size(), 4u);
-  for (size_t i = 0; i < 8; ++i) {
-    const auto& got = i < 4 ? first.steps[i] : second.steps[i - 4];
-    const auto& want = st[i];
-    EXPECT_EQ(got.step, want.step);
-    EXPECT_EQ(got.loss, want.loss) << "step " << want.step;  // bit-equal
-    EXPECT_EQ(got.grad_norm, want.grad_norm) << "step " << want.step;
-    EXPECT_EQ(got.num_masked, want.num_masked) << "step " << want.step;
-  }
-  ASSERT_EQ(second.params.size(), straight.params.size());
-  for (size_t i = 0; i < straight.params.size(); ++i) {
-    EXPECT_TRUE(torch::equal(second.params[i].second, straight.params[i].second)) << straight.params[i].first;
-  }
+  expect_stop_and_resume_equal(tiny_config(fresh_dir("document_mask_split"), sets), 4, straight);
 }
 
 }  // namespace mlm::train::document_mask

@@ -8,43 +8,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <csignal>
 
 #include "mlm/masking/batch_stream.h"
 #include "mlm/util/errors.h"
-#include "train_test_util.h"
+#include "recorded_run.h"
 
 // A named namespace, not an anonymous one: the unity build compiles this file together with
 // trainer_test.cpp, whose anonymous-namespace helpers have the same names.
 namespace mlm::train::objectives {
 
 using namespace mlm::train::testing;
-
-struct Run {
-  std::vector<StepStats> steps;
-  std::vector<std::pair<std::string, torch::Tensor>> params;
-  std::optional<EvalResult> before;  // with eval_first: the untrained model's evaluation
-  std::optional<EvalResult> eval;    // the last evaluation (at the end)
-  int exit_code = -1;
-};
-
-/// Runs a trainer to its end (or SIGTERM after step `stop_after`), recording every step.
-Run run_trainer(const config::RunConfig& config, const std::string& resume = "",
-                int64_t stop_after = 0, bool eval_first = false) {
-  Trainer trainer(config, {resume, nullptr});
-  Run run;
-  if (eval_first) run.before = trainer.evaluate_and_log();
-  trainer.on_step([&](const StepStats& s) {
-    run.steps.push_back(s);
-    if (s.step == stop_after) std::raise(SIGTERM);  // noticed at the step boundary
-  });
-  run.exit_code = trainer.run();
-  for (const auto& p : trainer.model()->named_parameters()) {
-    run.params.emplace_back(p.key(), p.value().detach().clone());
-  }
-  run.eval = trainer.last_eval();
-  return run;
-}
 
 std::vector<std::string> settings(const std::string& objective, const std::string& norm,
                                   const std::string& strategy, int64_t steps) {
@@ -169,7 +142,7 @@ void expect_sentence_pairs_reported(const fs::path& dir, const EvalResult& eval,
   EXPECT_EQ(eval_rows, expected_eval_rows);
 }
 
-const torch::Tensor& param(const Run& run, const std::string& name) {
+const torch::Tensor& param(const RecordedRun& run, const std::string& name) {
   for (const auto& [key, value] : run.params) {
     if (key == name) return value;
   }
@@ -219,26 +192,7 @@ TEST(TrainerObjectives, SopPreLnSpanResumesBitExactly) {
   EXPECT_GT(span_multi_word, check_batches(whole_word, straight.steps, false));
 
   const auto dir = fresh_dir("objective_sop_split");
-  const auto first = run_trainer(tiny_config(dir, sets), "", 4);
-  EXPECT_EQ(first.exit_code, kExitSigterm);
-  ASSERT_EQ(first.steps.size(), 4u);
-  const auto second = run_trainer(tiny_config(dir, sets), "latest");
-  ASSERT_EQ(second.exit_code, 0);
-  ASSERT_EQ(second.steps.size(), 4u);
-  for (size_t i = 0; i < 8; ++i) {
-    const auto& got = i < 4 ? first.steps[i] : second.steps[i - 4];
-    const auto& want = straight.steps[i];
-    EXPECT_EQ(got.step, want.step);
-    EXPECT_EQ(got.loss, want.loss) << "step " << want.step;  // bit-equal
-    EXPECT_EQ(got.grad_norm, want.grad_norm) << "step " << want.step;
-    EXPECT_EQ(got.nsp_correct, want.nsp_correct) << "step " << want.step;
-    EXPECT_EQ(got.num_masked, want.num_masked) << "step " << want.step;
-  }
-  ASSERT_EQ(second.params.size(), straight.params.size());
-  for (size_t i = 0; i < straight.params.size(); ++i) {
-    EXPECT_TRUE(torch::equal(second.params[i].second, straight.params[i].second))
-        << straight.params[i].first;
-  }
+  const auto second = expect_stop_and_resume_equal(tiny_config(dir, sets), 4, straight);
   ASSERT_TRUE(second.eval);
   EXPECT_EQ(second.eval->nsp_correct, straight.eval->nsp_correct);
   EXPECT_EQ(second.eval->mlm_loss_sum, straight.eval->mlm_loss_sum);

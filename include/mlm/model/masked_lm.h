@@ -70,6 +70,9 @@ class MaskedLmImpl : public torch::nn::Module {
   /// to model.pad_vocab_multiple rows; pad_id: the [PAD] id (no lookup gradient).
   MaskedLmImpl(const config::ModelConfig& config, int64_t vocab_size, int64_t pad_id);
 
+  /// What every forward needs: input_ids [B,S], masked positions and labels of one length.
+  static void check_inputs(const MlmInputs& inputs);
+
   /// Cross-entropy sum and correct count of `logits` [M, padded_vocab] against `labels`, the
   /// padded columns sliced off first (they can never be predicted or counted).
   MlmOutput score(const torch::Tensor& logits, const torch::Tensor& labels, bool return_logits) const;
