@@ -30,34 +30,12 @@ BertLayerImpl::BertLayerImpl(const config::ModelConfig& c)
 
 torch::Tensor BertLayerImpl::self_attention(const torch::Tensor& queries, const torch::Tensor& x,
                                             const torch::Tensor& attention_bias) {
-  namespace F = torch::nn::functional;
-  const int64_t batch = x.size(0), seq = x.size(1), hidden = x.size(2);
-  const int64_t rows = queries.size(1), head_dim = hidden / heads_;
-  torch::Tensor q, k, v;
-  if (queries.is_same(x)) {
-    // One product for query, key and value: [B,S,3H] -> [3,B,A,S,D].
-    auto parts = qkv(x).view({batch, seq, 3, heads_, head_dim}).permute({2, 0, 3, 1, 4});
-    q = parts[0], k = parts[1], v = parts[2];
-  } else {
-    // Rows 0..H of the fused matrix are the query, H..3H key and value.
-    const auto& w = qkv->weight;
-    const auto& b = qkv->bias;
-    q = F::linear(queries, w.narrow(0, 0, hidden), b.narrow(0, 0, hidden))
-            .view({batch, rows, heads_, head_dim})
-            .permute({0, 2, 1, 3});
-    auto kv = F::linear(x, w.narrow(0, hidden, 2 * hidden), b.narrow(0, hidden, 2 * hidden))
-                  .view({batch, seq, 2, heads_, head_dim})
-                  .permute({2, 0, 3, 1, 4});
-    k = kv[0], v = kv[1];
-  }
+  const auto heads = project_qkv(qkv, queries, x, heads_);
   const double p = is_training() ? attention_dropout_ : 0.0;
   // The fused kernel (flash / memory-efficient / math, chosen by LibTorch for the device);
-  // padding (and documents kept apart) enters as the additive bias, in the dtype autocast
-  // gave q (a no-op for a bias built in it).
-  std::optional<torch::Tensor> mask;
-  if (attention_bias.defined()) mask = attention_bias.to(q.scalar_type());
-  auto context = at::scaled_dot_product_attention(q, k, v, mask, p, /*is_causal=*/false);
-  return context.permute({0, 2, 1, 3}).reshape({batch, rows, hidden});
+  // padding (and documents kept apart) enters as the additive bias.
+  const auto context = biased_attention(heads.q, heads.k, heads.v, attention_bias, p);
+  return context.permute({0, 2, 1, 3}).reshape({x.size(0), queries.size(1), x.size(2)});
 }
 
 torch::Tensor BertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& attention_bias) {

@@ -34,14 +34,15 @@ torch::Tensor attention_bias_from_mask(const torch::Tensor& attention_mask) {
 
 torch::Tensor same_document_mask(const torch::Tensor& document_ids, const torch::Tensor& attention_mask) {
   TORCH_CHECK(document_ids.dim() == 2, "document_ids must be [B,S], got ", document_ids.sizes());
-  auto ids = document_ids;
-  if (attention_mask.defined()) {
-    TORCH_CHECK(attention_mask.sizes() == document_ids.sizes(), "attention_mask ", attention_mask.sizes(),
-                " and document_ids ", document_ids.sizes(), " differ in shape");
-    // Padding as a document of its own, apart from every real one.
-    ids = ids.masked_fill(attention_mask.eq(0), -1);
-  }
+  const auto ids = padding_as_document(document_ids, attention_mask);
   return ids.unsqueeze(2).eq(ids.unsqueeze(1)).unsqueeze(1);  // [B,1,S(query),S(key)]
+}
+
+torch::Tensor padding_as_document(const torch::Tensor& document_ids, const torch::Tensor& attention_mask) {
+  if (!attention_mask.defined()) return document_ids;
+  TORCH_CHECK(attention_mask.sizes() == document_ids.sizes(), "attention_mask ", attention_mask.sizes(),
+              " and document_ids ", document_ids.sizes(), " differ in shape");
+  return document_ids.masked_fill(attention_mask.eq(0), -1);
 }
 
 torch::Tensor sliding_window_mask(int64_t seq, int64_t half_window, const torch::Device& device) {
@@ -57,6 +58,38 @@ torch::Tensor attention_bias_from_allowed(const torch::Tensor& allowed, torch::S
   });
   auto bias = torch::zeros(allowed.sizes(), allowed.options().dtype(dtype));
   return bias.masked_fill_(allowed.logical_not(), std::max(kMaskedBias, lowest));
+}
+
+QkvHeads project_qkv(const torch::nn::Linear& qkv, const torch::Tensor& queries, const torch::Tensor& x,
+                     int64_t heads) {
+  const int64_t batch = x.size(0), seq = x.size(1), hidden = x.size(2);
+  const int64_t rows = queries.size(1), head_dim = hidden / heads;
+  namespace F = torch::nn::functional;
+  const auto& w = qkv->weight;
+  const auto& b = qkv->bias;
+  if (queries.is_same(x)) {
+    // [B,S,3H] -> [3,B,A,S,D].
+    auto parts = F::linear(x, w, b).view({batch, seq, 3, heads, head_dim}).permute({2, 0, 3, 1, 4});
+    return {parts[0], parts[1], parts[2]};
+  }
+  // Rows 0..H of the fused matrix are the query, H..3H key and value.
+  auto part = [](const torch::Tensor& t, int64_t start, int64_t length) {
+    return t.defined() ? t.narrow(0, start, length) : t;
+  };
+  auto q = F::linear(queries, part(w, 0, hidden), part(b, 0, hidden))
+               .view({batch, rows, heads, head_dim})
+               .permute({0, 2, 1, 3});
+  auto kv = F::linear(x, part(w, hidden, 2 * hidden), part(b, hidden, 2 * hidden))
+                .view({batch, seq, 2, heads, head_dim})
+                .permute({2, 0, 3, 1, 4});
+  return {q, kv[0], kv[1]};
+}
+
+torch::Tensor biased_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                               const torch::Tensor& bias, double dropout) {
+  std::optional<torch::Tensor> mask;
+  if (bias.defined()) mask = bias.to(q.scalar_type());
+  return at::scaled_dot_product_attention(q, k, v, mask, dropout, /*is_causal=*/false);
 }
 
 torch::Tensor gather_positions(const torch::Tensor& x, const torch::Tensor& positions) {

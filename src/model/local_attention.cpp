@@ -53,8 +53,7 @@ torch::Tensor banded_attention(const torch::Tensor& q, const torch::Tensor& k, c
     return per_block(pad_rows(t, w.half_window, tail + w.half_window).unfold(2, keys, w.block).transpose(3, 4),
                      keys);
   };
-  auto out = at::scaled_dot_product_attention(queries, windows(k), windows(v), w.bias.to(q.scalar_type()),
-                                              dropout, /*is_causal=*/false);
+  auto out = biased_attention(queries, windows(k), windows(v), w.bias, dropout);
   return out.view({batch, blocks, heads, w.block, dim})
       .permute({0, 2, 1, 3, 4})
       .reshape({batch, heads, blocks * w.block, dim})

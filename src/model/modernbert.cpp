@@ -128,8 +128,7 @@ ModernBertMasks ModernBertForMaskedLMImpl::masks_for(const MlmInputs& in, bool l
   // Padding as a document of its own (-1): a padding query still sees itself, no row is empty.
   torch::Tensor ids;
   if (documents || mask.defined()) {
-    ids = documents ? in.document_ids : torch::zeros_like(in.input_ids);
-    if (mask.defined()) ids = ids.masked_fill(mask.eq(0), -1);
+    ids = padding_as_document(documents ? in.document_ids : torch::zeros_like(in.input_ids), mask);
   }
   const int64_t last = config_.num_hidden_layers - 1;
   const bool last_local = !model->is_global(last);

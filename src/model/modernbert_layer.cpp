@@ -1,7 +1,6 @@
 #include "mlm/model/modernbert_layer.h"
 
 namespace mlm::model {
-namespace F = torch::nn::functional;
 
 ModernBertLayerImpl::ModernBertLayerImpl(const config::ModelConfig& c, int64_t index)
     : heads_(c.num_attention_heads),
@@ -23,40 +22,13 @@ ModernBertLayerImpl::ModernBertLayerImpl(const config::ModelConfig& c, int64_t i
 torch::Tensor ModernBertLayerImpl::attention(const torch::Tensor& queries, const torch::Tensor& x,
                                              const torch::Tensor& bias, const RotaryTable& query_rotary,
                                              const RotaryTable& rotary, const BandedWindow* banded) {
-  const int64_t batch = x.size(0), seq = x.size(1), hidden = x.size(2);
-  const int64_t rows = queries.size(1), head_dim = hidden / heads_;
-  torch::Tensor q, k, v;
-  if (queries.is_same(x)) {
-    // [B,S,3H] -> [3,B,A,S,D]: rows of Wqkv are query, key, value, each head by head.
-    auto parts = Wqkv(x).view({batch, seq, 3, heads_, head_dim}).permute({2, 0, 3, 1, 4});
-    q = parts[0], k = parts[1], v = parts[2];
-  } else {
-    const auto& w = Wqkv->weight;
-    const auto& b = Wqkv->bias;
-    auto part = [&](const torch::Tensor& t, int64_t start, int64_t length) {
-      return t.defined() ? t.narrow(0, start, length) : t;
-    };
-    q = F::linear(queries, part(w, 0, hidden), part(b, 0, hidden))
-            .view({batch, rows, heads_, head_dim})
-            .permute({0, 2, 1, 3});
-    auto kv = F::linear(x, part(w, hidden, 2 * hidden), part(b, hidden, 2 * hidden))
-                  .view({batch, seq, 2, heads_, head_dim})
-                  .permute({2, 0, 3, 1, 4});
-    k = kv[0], v = kv[1];
-  }
+  auto [q, k, v] = project_qkv(Wqkv, queries, x, heads_);
   q = apply_rotary(q, query_rotary);
   k = apply_rotary(k, rotary);
   const bool train = is_training();
   const double p = train ? attention_dropout_ : 0.0;
-  torch::Tensor context;
-  if (banded) {
-    context = banded_attention(q, k, v, *banded, p);
-  } else {
-    std::optional<torch::Tensor> mask;
-    if (bias.defined()) mask = bias.to(q.scalar_type());
-    context = at::scaled_dot_product_attention(q, k, v, mask, p, /*is_causal=*/false);
-  }
-  context = context.permute({0, 2, 1, 3}).reshape({batch, rows, hidden});
+  auto context = banded ? banded_attention(q, k, v, *banded, p) : biased_attention(q, k, v, bias, p);
+  context = context.permute({0, 2, 1, 3}).reshape({x.size(0), queries.size(1), x.size(2)});
   // transformers applies attention_dropout a second time, to the output projection.
   return torch::dropout(attn_Wo(context), attention_dropout_, train);
 }

@@ -41,6 +41,10 @@ torch::Tensor attention_bias_from_mask(const torch::Tensor& attention_mask);
 /// empty, whatever else is ANDed in (a sliding window: every query is inside its own).
 torch::Tensor same_document_mask(const torch::Tensor& document_ids, const torch::Tensor& attention_mask);
 
+/// document_ids with the padding of attention_mask (undefined: none) as document -1, apart
+/// from every real one: the ids same_document_mask compares.
+torch::Tensor padding_as_document(const torch::Tensor& document_ids, const torch::Tensor& attention_mask);
+
 /// [1,1,S,S] bool: true where |query - key| <= half_window (a bidirectional sliding window of
 /// 2 * half_window + 1 tokens, as transformers' ModernBERT masks its local layers).
 torch::Tensor sliding_window_mask(int64_t seq, int64_t half_window, const torch::Device& device);
@@ -49,6 +53,20 @@ torch::Tensor sliding_window_mask(int64_t seq, int64_t half_window, const torch:
 /// the dtype's lowest finite value if that is higher, fp16), in `dtype`: the dtype the
 /// attention runs in, so the layers need not cast it again.
 torch::Tensor attention_bias_from_allowed(const torch::Tensor& allowed, torch::ScalarType dtype);
+
+/// Query, key and value heads [B,A,R,D], [B,A,S,D], [B,A,S,D] from one fused projection whose
+/// rows are query, key, value (bias optional): the queries from `queries` [B,R,H], keys and
+/// values from `x` [B,S,H]; one product when queries is x itself.
+struct QkvHeads {
+  torch::Tensor q, k, v;
+};
+QkvHeads project_qkv(const torch::nn::Linear& qkv, const torch::Tensor& queries, const torch::Tensor& x,
+                     int64_t heads);
+
+/// SDPA of [B,A,R,D] heads under an additive bias (undefined: none), cast to q's dtype (what
+/// autocast gave it; a no-op for a bias built in it): [B,A,R,D].
+torch::Tensor biased_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                               const torch::Tensor& bias, double dropout);
 
 /// x [B,S,H] at positions [B,R] (indices into S per row): [B,R,H].
 torch::Tensor gather_positions(const torch::Tensor& x, const torch::Tensor& positions);
