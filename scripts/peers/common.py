@@ -35,6 +35,9 @@ def parse_args(description, add_arguments=None):
     ap.add_argument("--mlm-prob", type=float, default=0.15)
     ap.add_argument("--bf16", action="store_true", help="bf16 autocast (default fp32)")
     ap.add_argument("--threads", type=int, default=0, help="0 = every CPU this process may use")
+    ap.add_argument("--profile", metavar="TRACE",
+                    help="record the timed steps with torch.profiler into this Chrome trace "
+                         "(per-operator self times: scripts/profile_ops.py)")
     if add_arguments:
         add_arguments(ap)
     a = ap.parse_args()
@@ -105,15 +108,23 @@ def timed(fn):
     return out, time.perf_counter() - t
 
 
-def time_steps(step, steps, warmup=1):
+def time_steps(step, steps, warmup=1, profile=None):
     """Runs `warmup` untimed steps, then `steps` timed ones; step() returns the loss as a float.
-    Returns (seconds per timed step, last loss)."""
+    With a `profile` path, the timed steps run under torch.profiler (CPU operators, shapes) and
+    its Chrome trace is saved there. Returns (seconds per timed step, last loss)."""
     for _ in range(warmup):
         step()
-    t = time.perf_counter()
-    for _ in range(steps):
-        loss = step()
-    return (time.perf_counter() - t) / steps, loss
+    recording = (torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU],
+                                        record_shapes=True)
+                 if profile else contextlib.nullcontext())
+    with recording:
+        t = time.perf_counter()
+        for _ in range(steps):
+            loss = step()
+        elapsed = time.perf_counter() - t
+    if profile:
+        recording.export_chrome_trace(profile)
+    return elapsed / steps, loss
 
 
 def peak_gflops(dtype, n=2048, reps=5):

@@ -168,7 +168,7 @@ def main():
     if a.compile:
         _, compile_s = common.timed(step)  # compiles forward and backward
         extra_fields["compile_s"] = round(compile_s, 2)
-    step_s, loss = common.time_steps(step, a.steps, a.warmup)
+    step_s, loss = common.time_steps(step, a.steps, a.warmup, a.profile)
     common.report("eager-compile" if a.compile else "eager", a, step_s, loss,
                   common.count_params(model), a.mlm_prob, **extra_fields)
 

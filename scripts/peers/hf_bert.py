@@ -30,7 +30,8 @@ def main():
     # What DataCollatorForLanguageModeling hands the model for an unpadded batch.
     batch = {"input_ids": ids, "attention_mask": torch.ones_like(ids),
              "token_type_ids": torch.zeros_like(ids), "labels": labels}
-    step_s, loss = common.time_steps(common.trainer_step(model, batch, a.bf16), a.steps, a.warmup)
+    step_s, loss = common.time_steps(common.trainer_step(model, batch, a.bf16), a.steps, a.warmup,
+                                     a.profile)
     common.report("hf", a, step_s, loss, common.count_params(model), 1.0)
 
 

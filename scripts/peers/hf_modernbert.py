@@ -44,7 +44,8 @@ def main():
     # What DataCollatorForLanguageModeling hands the model for an unpadded batch of a tokenizer
     # without token types (ModernBERT's).
     batch = {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": labels}
-    step_s, loss = common.time_steps(common.trainer_step(model, batch, a.bf16), a.steps, a.warmup)
+    step_s, loss = common.time_steps(common.trainer_step(model, batch, a.bf16), a.steps, a.warmup,
+                                     a.profile)
     common.report("hf", a, step_s, loss, common.count_params(model), 1.0, glu=True)
 
 

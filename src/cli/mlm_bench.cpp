@@ -98,6 +98,9 @@ int main(int argc, char** argv) {
         app.add_flag("--json", options.json, "Print one JSON object");
         app.add_flag("--data", options.bench.real_data,
                      "Real pipeline (tokenizer, streaming dataset, masking) instead of synthetic ids");
+        app.add_option("--profile", options.bench.profile_trace,
+                       "Record the timed steps with LibTorch's profiler into this Chrome trace "
+                       "(per-operator self times: scripts/profile_ops.py); the steps run slower");
       },
       [&] { return run(options); });
 }

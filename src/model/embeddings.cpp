@@ -1,5 +1,7 @@
 #include "mlm/model/embeddings.h"
 
+#include "mlm/model/kernels/dropout.h"
+
 namespace mlm::model {
 
 BertEmbeddingsImpl::BertEmbeddingsImpl(const config::ModelConfig& c, int64_t padded_vocab,
@@ -27,7 +29,7 @@ torch::Tensor BertEmbeddingsImpl::forward(const torch::Tensor& input_ids,
   auto x = word_embeddings(input_ids) + token_type_embeddings(types);
   x = x + position_embeddings(positions);
   x = layer_norm(x);
-  return torch::dropout(x, dropout_, is_training());
+  return kernels::dropout(x, dropout_, is_training());
 }
 
 }  // namespace mlm::model

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "mlm/model/kernels/dropout.h"
+
 namespace mlm::model {
 
 BertLayerImpl::BertLayerImpl(const config::ModelConfig& c)
@@ -53,17 +55,16 @@ torch::Tensor BertLayerImpl::forward_at(const torch::Tensor& x, const torch::Ten
   const auto x_at = at(x);
   const auto bias = positions.defined() ? bias_rows_at(attention_bias, positions) : attention_bias;
   if (norm_ == config::NormPosition::post) {
-    auto a = torch::dropout(attention_dense(self_attention(x_at, x, bias)),
-                            hidden_dropout_, train);
-    auto h = attention_norm(a + x_at);
-    auto f = output_dense(activation(intermediate_dense(h), act_));
-    return output_norm(torch::dropout(f, hidden_dropout_, train) + h);
+    const auto a = attention_dense(self_attention(x_at, x, bias));
+    const auto h = attention_norm->forward_dropout_add(a, x_at, hidden_dropout_, train);
+    const auto f = output_dense(activation(intermediate_dense(h), act_));
+    return output_norm->forward_dropout_add(f, h, hidden_dropout_, train);
   }
   const auto normed = attention_norm(x);
   auto a = attention_dense(self_attention(at(normed), normed, bias));
-  auto h = x_at + torch::dropout(a, hidden_dropout_, train);
+  auto h = x_at + kernels::dropout(a, hidden_dropout_, train);
   auto f = output_dense(activation(intermediate_dense(output_norm(h)), act_));
-  return h + torch::dropout(f, hidden_dropout_, train);
+  return h + kernels::dropout(f, hidden_dropout_, train);
 }
 
 }  // namespace mlm::model

@@ -3,6 +3,9 @@
 #include <ATen/Dispatch.h>
 #include <ATen/autocast_mode.h>
 
+#include "mlm/model/kernels/attention_dropout.h"
+#include "mlm/model/kernels/dropout_add_layer_norm.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -15,6 +18,11 @@ LayerNormImpl::LayerNormImpl(int64_t size, double eps, bool with_bias) : size_(s
 
 torch::Tensor LayerNormImpl::forward(const torch::Tensor& x) {
   return torch::layer_norm(x.to(torch::kFloat32), {size_}, weight, bias, eps_);
+}
+
+torch::Tensor LayerNormImpl::forward_dropout_add(const torch::Tensor& x, const torch::Tensor& residual, double p,
+                                                 bool training) {
+  return kernels::dropout_add_layer_norm(x, residual, weight, bias, p, eps_, training);
 }
 
 torch::Tensor activation(const torch::Tensor& x, config::Activation act) {
@@ -87,9 +95,7 @@ QkvHeads project_qkv(const torch::nn::Linear& qkv, const torch::Tensor& queries,
 
 torch::Tensor biased_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& bias, double dropout) {
-  std::optional<torch::Tensor> mask;
-  if (bias.defined()) mask = bias.to(q.scalar_type());
-  return at::scaled_dot_product_attention(q, k, v, mask, dropout, /*is_causal=*/false);
+  return kernels::attention_with_dropout(q, k, v, bias, dropout);
 }
 
 torch::Tensor gather_positions(const torch::Tensor& x, const torch::Tensor& positions) {

@@ -1,5 +1,7 @@
 #include "mlm/model/modernbert.h"
 
+#include "mlm/model/kernels/dropout.h"
+
 #include <cmath>
 
 namespace mlm::model {
@@ -29,7 +31,7 @@ torch::Tensor ModernBertModelImpl::run(const torch::Tensor& input_ids, const Mod
   const auto local_rotary = RotaryTable::build(seq, head_dim_, local_theta_, device);
   const auto& local = masks.local.defined() ? masks.local : masks.global;
 
-  auto x = torch::dropout(embedding_norm(tok_embeddings(input_ids)), embedding_dropout_, is_training());
+  auto x = kernels::dropout(embedding_norm(tok_embeddings(input_ids)), embedding_dropout_, is_training());
   const int64_t last = static_cast<int64_t>(layers->size()) - 1;
   for (int64_t i = 0; i <= last; ++i) {
     auto& layer = *layers[i]->as<ModernBertLayer>();

@@ -1,5 +1,7 @@
 #include "mlm/model/modernbert_layer.h"
 
+#include "mlm/model/kernels/dropout.h"
+
 namespace mlm::model {
 
 ModernBertLayerImpl::ModernBertLayerImpl(const config::ModelConfig& c, int64_t index)
@@ -30,7 +32,7 @@ torch::Tensor ModernBertLayerImpl::attention(const torch::Tensor& queries, const
   auto context = banded ? banded_attention(q, k, v, *banded, p) : biased_attention(q, k, v, bias, p);
   context = context.permute({0, 2, 1, 3}).reshape({x.size(0), queries.size(1), x.size(2)});
   // transformers applies attention_dropout a second time, to the output projection.
-  return torch::dropout(attn_Wo(context), attention_dropout_, train);
+  return kernels::dropout(attn_Wo(context), attention_dropout_, train);
 }
 
 torch::Tensor ModernBertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& attention_bias,
@@ -41,7 +43,7 @@ torch::Tensor ModernBertLayerImpl::forward(const torch::Tensor& x, const torch::
 
 torch::Tensor ModernBertLayerImpl::feed_forward(const torch::Tensor& h) {
   const auto parts = Wi(mlp_norm(h)).chunk(2, -1);  // input, gate
-  const auto gated = torch::dropout(activation(parts[0], act_) * parts[1], mlp_dropout_, is_training());
+  const auto gated = kernels::dropout(activation(parts[0], act_) * parts[1], mlp_dropout_, is_training());
   return h + mlp_Wo(gated);
 }
 

@@ -15,6 +15,8 @@ namespace mlm::model {
 struct LayerNormImpl : torch::nn::Module {
   LayerNormImpl(int64_t size, double eps, bool with_bias = true);
   torch::Tensor forward(const torch::Tensor& x);
+  /// forward(dropout(x, p) + residual) in one fused pass (BERT's post-LN residual step).
+  torch::Tensor forward_dropout_add(const torch::Tensor& x, const torch::Tensor& residual, double p, bool training);
 
   torch::Tensor weight, bias;
   int64_t size_;
@@ -63,8 +65,9 @@ struct QkvHeads {
 QkvHeads project_qkv(const torch::nn::Linear& qkv, const torch::Tensor& queries, const torch::Tensor& x,
                      int64_t heads);
 
-/// SDPA of [B,A,R,D] heads under an additive bias (undefined: none), cast to q's dtype (what
-/// autocast gave it; a no-op for a bias built in it): [B,A,R,D].
+/// Attention of [B,A,R,D] heads under an additive bias (undefined: none) with dropout on the
+/// probabilities: SDPA, or on the CPU with dropout the fused kernel of
+/// kernels/attention_dropout.h (SDPA would take its unfused math path): [B,A,R,D].
 torch::Tensor biased_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& bias, double dropout);
 

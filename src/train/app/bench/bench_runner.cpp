@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 #include <time.h>
+#include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/cuda.h>
 
 #include <memory>
@@ -74,6 +75,28 @@ class BatchSource {
   size_t next_ = 0;
 };
 
+/// LibTorch's profiler over a scope (CPU operators, with shapes), saved as a Chrome trace when
+/// the scope ends; nothing when `trace` is empty.
+class OperatorProfile {
+ public:
+  explicit OperatorProfile(std::string trace) : trace_(std::move(trace)) {
+    if (trace_.empty()) return;
+    namespace prof = torch::autograd::profiler;
+    prof::ProfilerConfig settings(prof::ProfilerState::KINETO, /*report_input_shapes=*/true,
+                                  /*profile_memory=*/false);
+    prof::prepareProfiler(settings, {torch::profiler::impl::ActivityType::CPU});
+    prof::enableProfiler(settings, {torch::profiler::impl::ActivityType::CPU});
+  }
+  ~OperatorProfile() {
+    if (!trace_.empty()) torch::autograd::profiler::disableProfiler()->save(trace_);
+  }
+  OperatorProfile(const OperatorProfile&) = delete;
+  OperatorProfile& operator=(const OperatorProfile&) = delete;
+
+ private:
+  std::string trace_;
+};
+
 }  // namespace
 
 BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& options) {
@@ -104,7 +127,10 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
   for (int64_t i = 0; i < options.warmup; ++i) step(i, warm);
   sums = StepStats{};
   const double cpu_start = process_cpu_seconds();
-  for (int64_t i = 0; i < options.steps; ++i) step(options.warmup + i, timed);
+  {
+    const OperatorProfile profile(options.profile_trace);
+    for (int64_t i = 0; i < options.steps; ++i) step(options.warmup + i, timed);
+  }
   const double cpu_used = process_cpu_seconds() - cpu_start;
 
   BenchResult r;

@@ -15,6 +15,8 @@ struct BenchOptions {
   bool real_data = false;   // tokenizer + StreamingDataset + MaskingCollator instead of
                             // synthetic ids (the corpus and tokenizer of the config)
   int peak_repeats = 5;     // products for the peak (2048³ on CPU, 8192³ on CUDA)
+  std::string profile_trace;  // non-empty: the timed steps under LibTorch's profiler, saved
+                              // there as a Chrome trace
 };
 
 /// Seconds are means per timed step. tokens_per_s counts non-padding tokens.
