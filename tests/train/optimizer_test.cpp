@@ -73,6 +73,82 @@ TEST(Optimizer, NoDecayGroupIsNotShrunk) {
   EXPECT_TRUE(torch::equal(params[3], before[3]));                     // LayerNorm bias
 }
 
+TEST(Optimizer, FusedStepsEqualTorchAdamW) {
+  // Twenty steps of make_adamw (the fused kernel) and of torch::optim::AdamW from the same
+  // start, both groups, with gradients that change every step: equal to float rounding.
+  torch::manual_seed(0);
+  torch::nn::Sequential fused_net(torch::nn::Linear(7, 5), torch::nn::LayerNorm(torch::nn::LayerNormOptions({5})));
+  torch::nn::Sequential plain_net(torch::nn::Linear(7, 5), torch::nn::LayerNorm(torch::nn::LayerNormOptions({5})));
+  {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < fused_net->parameters().size(); ++i) {
+      plain_net->parameters()[i].copy_(fused_net->parameters()[i]);
+    }
+  }
+  config::OptimConfig optim;
+  optim.learning_rate = 0.05;
+  optim.weight_decay = 0.1;
+  auto fused = make_adamw(*fused_net, optim);
+  auto groups = split_parameters(*plain_net);
+  std::vector<torch::optim::OptimizerParamGroup> plain_groups;
+  auto options = [&](double wd) {
+    return std::make_unique<torch::optim::AdamWOptions>(
+        torch::optim::AdamWOptions(optim.learning_rate).betas({optim.betas[0], optim.betas[1]}).eps(optim.eps).weight_decay(wd));
+  };
+  plain_groups.emplace_back(groups.decay, options(optim.weight_decay));
+  plain_groups.emplace_back(groups.no_decay, options(0.0));
+  torch::optim::AdamW plain(std::move(plain_groups));
+  auto max_difference = [&] {
+    double worst = 0;
+    for (size_t i = 0; i < fused_net->parameters().size(); ++i) {
+      worst = std::max(worst, (fused_net->parameters()[i] - plain_net->parameters()[i]).abs().max().item<double>());
+    }
+    return worst;
+  };
+  for (int step = 1; step <= 20; ++step) {
+    const auto input = torch::randn({3, 7});
+    for (auto* net : {&fused_net, &plain_net}) {
+      (*net)->zero_grad();
+      (*net)->forward(input).pow(2).sum().backward();
+    }
+    fused->step();
+    plain.step();
+    // One step differs by float rounding (parameters are O(1)); Adam's normalised steps let
+    // such differences grow a little over the next ones.
+    if (step == 1) EXPECT_LT(max_difference(), 1e-7);
+  }
+  EXPECT_LT(max_difference(), 5e-6);
+  // The state a checkpoint saves is torch::optim::AdamW's.
+  const auto& state = static_cast<torch::optim::AdamWParamState&>(
+      *fused->state().at(fused_net->parameters()[0].unsafeGetTensorImpl()));
+  EXPECT_EQ(state.step(), 20);
+}
+
+TEST(Optimizer, ScaledStepEqualsAStepOnDividedGradients) {
+  // Clipping folded into the kernel: step_scaled(d) moves the parameters as a step on grad / d.
+  torch::manual_seed(1);
+  auto a = torch::randn({6, 3}, torch::requires_grad());
+  auto b = a.detach().clone().requires_grad_();
+  const auto start = a.detach().clone();
+  const auto grad = torch::randn({6, 3});
+  a.mutable_grad() = grad.clone();
+  b.mutable_grad() = grad / 4.0;
+  FusedAdamW scaled({a}, torch::optim::AdamWOptions(0.1).weight_decay(0.01));
+  FusedAdamW plain({b}, torch::optim::AdamWOptions(0.1).weight_decay(0.01));
+  scaled.step_scaled(4.0);
+  plain.step();
+  EXPECT_TRUE(torch::allclose(a, b, 1e-6, 1e-7));
+  EXPECT_FALSE(torch::equal(a, start));  // it moved
+}
+
+TEST(GradClip, DivisorIsTheInverseOfTheClipCoefficient) {
+  EXPECT_DOUBLE_EQ(clip_divisor(0.5, 1.0), 1.0);
+  EXPECT_NEAR(clip_divisor(5.0, 1.0), 5.000001, 1e-9);
+  EXPECT_DOUBLE_EQ(clip_divisor(5.0, 0.0), 1.0);  // 0 = off
+  EXPECT_DOUBLE_EQ(clip_divisor(std::numeric_limits<double>::infinity(), 1.0), 1.0);
+  EXPECT_DOUBLE_EQ(clip_divisor(std::nan(""), 1.0), 1.0);
+}
+
 TEST(GradClip, ScalesToMaxNormAndReportsTheNormBefore) {
   auto a = torch::zeros({2}, torch::requires_grad());
   auto b = torch::zeros({1}, torch::requires_grad());

@@ -4,22 +4,29 @@
 
 namespace mlm::train {
 
-double clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm) {
+torch::Tensor global_grad_norm(const std::vector<torch::Tensor>& params) {
   std::vector<torch::Tensor> norms;
   norms.reserve(params.size());
   for (const auto& p : params) {
     if (p.grad().defined()) norms.push_back(p.grad().detach().norm(2).to(torch::kFloat));
   }
-  if (norms.empty()) return 0.0;
+  if (norms.empty()) return torch::zeros({}, torch::kFloat);
   // Same reduction as PyTorch: the norm of the per-tensor norms.
-  const auto total = torch::stack(norms).norm(2);
-  const double total_norm = total.item<double>();
-  if (max_norm > 0 && std::isfinite(total_norm)) {
-    const double coef = max_norm / (total_norm + 1e-6);
-    if (coef < 1.0) {
-      for (const auto& p : params) {
-        if (p.grad().defined()) p.grad().detach().mul_(coef);
-      }
+  return torch::stack(norms).norm(2);
+}
+
+double clip_divisor(double norm, double max_norm) {
+  if (max_norm <= 0 || !std::isfinite(norm)) return 1.0;
+  const double coef = max_norm / (norm + 1e-6);
+  return coef < 1.0 ? 1.0 / coef : 1.0;
+}
+
+double clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm) {
+  const double total_norm = global_grad_norm(params).item<double>();
+  const double divisor = clip_divisor(total_norm, max_norm);
+  if (divisor != 1.0) {
+    for (const auto& p : params) {
+      if (p.grad().defined()) p.grad().detach().mul_(1.0 / divisor);
     }
   }
   return total_norm;

@@ -83,18 +83,21 @@ void TrainingStep::forward_backward(const StepBatches& batches, StepStats& stats
   const double masked = std::max<double>(static_cast<double>(stats.num_masked), 1.0);
   const double pairs = std::max<double>(static_cast<double>(stats.pairs), 1.0);
   optimizer_->zero_grad();
-  double loss_sum = 0, correct = 0, nsp_loss_sum = 0, nsp_correct = 0;
+  // The step's sums stay tensors on the device (no host read per micro-batch): MLM loss,
+  // correct, NSP/SOP loss, NSP/SOP correct.
+  auto sums = torch::zeros({4}, torch::TensorOptions().dtype(torch::kFloat64).device(device_));
   for (const auto& batch : batches.micro_batches) {
     auto start = SteadyClock::now();
     const auto out = forward_batch(model_, batch, device_, bf16_);
     auto loss = out.mlm_loss_sum / masked;
-    loss_sum += out.mlm_loss_sum.item<double>();
-    correct += static_cast<double>(out.mlm_correct.item<int64_t>());
+    auto as_double = [](const torch::Tensor& t) { return t.detach().to(torch::kFloat64).view({1}); };
+    std::vector<torch::Tensor> parts = {as_double(out.mlm_loss_sum), as_double(out.mlm_correct)};
     if (out.nsp_loss_sum.defined()) {
       loss = loss + out.nsp_loss_sum / pairs;
-      nsp_loss_sum += out.nsp_loss_sum.item<double>();
-      nsp_correct += static_cast<double>(out.nsp_correct.item<int64_t>());
+      parts.push_back(as_double(out.nsp_loss_sum));
+      parts.push_back(as_double(out.nsp_correct));
     }
+    sums.narrow(0, 0, static_cast<int64_t>(parts.size())).add_(torch::cat(parts));
     if (times) times->forward += seconds_since(start);
 
     start = SteadyClock::now();
@@ -104,25 +107,32 @@ void TrainingStep::forward_backward(const StepBatches& batches, StepStats& stats
       times->backward += seconds_since(start);
     }
   }
-  const auto sums = sum_across_ranks(*comm_, {loss_sum, correct, nsp_loss_sum, nsp_correct});
-  stats.loss_sum = sums[0];
-  stats.correct = sums[1];
-  stats.nsp_loss_sum = sums[2];
-  stats.nsp_correct = sums[3];
-  stats.loss = sums[0] / masked + (stats.pairs > 0 ? sums[2] / pairs : 0.0);
-  stats.mlm_accuracy = sums[1] / masked;
+  pending_sums_ = sums;
 }
 
 void TrainingStep::apply_update(StepStats& stats, StepTimes* times) {
   const auto start = SteadyClock::now();
   if (reducer_) reducer_->reduce();
   // Every rank holds the same summed gradients now, so the norm (and the skip decision) agree.
-  stats.grad_norm = clip_grad_norm(params_, max_grad_norm_);
+  // One host read per step: the loss sums and the gradient norm together.
+  const auto read = torch::cat({pending_sums_, global_grad_norm(params_).to(pending_sums_.options()).view({1})}).cpu();
+  const auto* values = read.data_ptr<double>();
+  const auto sums = sum_across_ranks(*comm_, {values[0], values[1], values[2], values[3]});
+  const double masked = std::max<double>(static_cast<double>(stats.num_masked), 1.0);
+  const double pairs = std::max<double>(static_cast<double>(stats.pairs), 1.0);
+  stats.loss_sum = sums[0];
+  stats.correct = sums[1];
+  stats.nsp_loss_sum = sums[2];
+  stats.nsp_correct = sums[3];
+  stats.loss = sums[0] / masked + (stats.pairs > 0 ? sums[2] / pairs : 0.0);
+  stats.mlm_accuracy = sums[1] / masked;
+  stats.grad_norm = values[4];
   stats.skipped = !std::isfinite(stats.grad_norm) || !std::isfinite(stats.loss);
   if (stats.skipped) {
     optimizer_->zero_grad();
   } else {
-    optimizer_->step();
+    // Clipping happens inside the optimizer's kernel: the gradients divided as they are read.
+    optimizer_->step_scaled(clip_divisor(stats.grad_norm, max_grad_norm_));
   }
   if (times) {
     synchronize();

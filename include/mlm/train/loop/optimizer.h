@@ -30,8 +30,21 @@ struct ParameterGroups {
 /// weights and biases (every 1-d parameter). Order: named_parameters() order.
 ParameterGroups split_parameters(const torch::nn::Module& module);
 
+/// torch::optim::AdamW whose step is ATen's fused AdamW kernel (_fused_adamw_: one pass over
+/// each tensor, vectorised, on CPU and CUDA) instead of six element-wise operations per
+/// parameter. Same state (AdamWParamState: step, exp_avg, exp_avg_sq), so checkpoints of either
+/// load into the other; the same update to float rounding. No amsgrad.
+class FusedAdamW : public torch::optim::AdamW {
+ public:
+  using torch::optim::AdamW::AdamW;
+  torch::Tensor step(LossClosure closure = nullptr) override;
+  /// A step on the gradients divided by `grad_divisor` (clipping, grad_clip.h), inside the
+  /// kernel: the gradients themselves are not rewritten first.
+  void step_scaled(double grad_divisor);
+};
+
 /// Group 0 = decay (optim.weight_decay), group 1 = no decay (0).
-std::unique_ptr<torch::optim::AdamW> make_adamw(const torch::nn::Module& module,
+std::unique_ptr<FusedAdamW> make_adamw(const torch::nn::Module& module,
                                                 const config::OptimConfig& optim);
 
 /// Sets the learning rate of every group (called before each step; the schedule is a pure

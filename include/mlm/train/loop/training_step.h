@@ -5,6 +5,7 @@
 //                     all ranks, so accumulation and data parallelism equal one big batch;
 //   apply_update      gradients summed across ranks, clipped to optim.max_grad_norm, then an
 //                     AdamW step, or none (skipped) when the loss or the norm is not finite.
+// The statistics stay on the device until one read per step (the skip decision needs it).
 #include <torch/torch.h>
 
 #include <functional>
@@ -16,6 +17,7 @@
 #include "mlm/dist/gradient_reducer.h"
 #include "mlm/masking/batch_stream.h"
 #include "mlm/model/masked_lm.h"
+#include "mlm/train/loop/optimizer.h"
 
 namespace mlm::train {
 
@@ -71,8 +73,9 @@ class TrainingStep {
   /// Trains step `step` at learning rate `lr` (collective: every rank calls it).
   StepStats run(int64_t step, double lr, const StepBatches& batches, StepTimes* times = nullptr);
 
-  /// The parts of run(), in order. forward_backward fills the stats' sums; apply_update
-  /// their grad_norm and skipped.
+  /// The parts of run(), in order. forward_backward keeps the step's loss sums on the device;
+  /// apply_update reads them with the gradient norm (the step's one host read) into the stats,
+  /// decides the skip and steps.
   void forward_backward(const StepBatches& batches, StepStats& stats, StepTimes* times);
   void apply_update(StepStats& stats, StepTimes* times);
 
@@ -84,7 +87,8 @@ class TrainingStep {
   void synchronize() const;
 
   model::MaskedLm model_;
-  std::unique_ptr<torch::optim::AdamW> optimizer_;
+  std::unique_ptr<FusedAdamW> optimizer_;
+  torch::Tensor pending_sums_;  // forward_backward -> apply_update: [4] float64 on the device
   std::vector<torch::Tensor> params_;
   std::shared_ptr<dist::Communicator> comm_;
   std::unique_ptr<dist::GradientReducer> reducer_;
