@@ -39,7 +39,7 @@ torch::Tensor BertModelImpl::forward_at(const torch::Tensor& input_ids,
 
 torch::Tensor BertModelImpl::pool(const torch::Tensor& hidden) {
   TORCH_CHECK(pooler_dense, "this model has no pooler (model.objective is mlm)");
-  return torch::tanh(pooler_dense(hidden.select(1, 0)));
+  return torch::tanh(linear(pooler_dense, hidden.select(1, 0)));
 }
 
 BertForPreTrainingImpl::BertForPreTrainingImpl(const config::ModelConfig& c, int64_t vocab_size,
@@ -99,7 +99,7 @@ MlmOutput BertForPreTrainingImpl::forward(const MlmInputs& in, bool return_logit
   }
   MlmOutput out = score(logits, in.masked_labels, return_logits);
   if (seq_relationship && in.nsp_labels.defined()) {
-    auto nsp_logits = seq_relationship(bert->pool(hidden)).to(torch::kFloat32);
+    auto nsp_logits = linear(seq_relationship, bert->pool(hidden)).to(torch::kFloat32);
     out.nsp_loss_sum = F::cross_entropy(nsp_logits, in.nsp_labels,
                                         F::CrossEntropyFuncOptions().reduction(torch::kSum));
     out.nsp_correct = nsp_logits.argmax(1).eq(in.nsp_labels).sum();

@@ -55,15 +55,15 @@ torch::Tensor BertLayerImpl::forward_at(const torch::Tensor& x, const torch::Ten
   const auto x_at = at(x);
   const auto bias = positions.defined() ? bias_rows_at(attention_bias, positions) : attention_bias;
   if (norm_ == config::NormPosition::post) {
-    const auto a = attention_dense(self_attention(x_at, x, bias));
+    const auto a = linear(attention_dense, self_attention(x_at, x, bias));
     const auto h = attention_norm->forward_dropout_add(a, x_at, hidden_dropout_, train);
-    const auto f = output_dense(activation(intermediate_dense(h), act_));
+    const auto f = linear(output_dense, activation(linear(intermediate_dense, h), act_));
     return output_norm->forward_dropout_add(f, h, hidden_dropout_, train);
   }
   const auto normed = attention_norm(x);
-  auto a = attention_dense(self_attention(at(normed), normed, bias));
+  auto a = linear(attention_dense, self_attention(at(normed), normed, bias));
   auto h = x_at + kernels::dropout(a, hidden_dropout_, train);
-  auto f = output_dense(activation(intermediate_dense(output_norm(h)), act_));
+  auto f = linear(output_dense, activation(linear(intermediate_dense, output_norm(h)), act_));
   return h + kernels::dropout(f, hidden_dropout_, train);
 }
 

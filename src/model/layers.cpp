@@ -25,6 +25,10 @@ torch::Tensor LayerNormImpl::forward_dropout_add(const torch::Tensor& x, const t
   return kernels::dropout_add_layer_norm(x, residual, weight, bias, p, eps_, training);
 }
 
+torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
+  return at::linear(x, layer->weight, layer->bias);
+}
+
 torch::Tensor activation(const torch::Tensor& x, config::Activation act) {
   switch (act) {
     case config::Activation::gelu: return torch::gelu(x);
@@ -72,22 +76,21 @@ QkvHeads project_qkv(const torch::nn::Linear& qkv, const torch::Tensor& queries,
                      int64_t heads) {
   const int64_t batch = x.size(0), seq = x.size(1), hidden = x.size(2);
   const int64_t rows = queries.size(1), head_dim = hidden / heads;
-  namespace F = torch::nn::functional;
   const auto& w = qkv->weight;
   const auto& b = qkv->bias;
   if (queries.is_same(x)) {
     // [B,S,3H] -> [3,B,A,S,D].
-    auto parts = F::linear(x, w, b).view({batch, seq, 3, heads, head_dim}).permute({2, 0, 3, 1, 4});
+    auto parts = at::linear(x, w, b).view({batch, seq, 3, heads, head_dim}).permute({2, 0, 3, 1, 4});
     return {parts[0], parts[1], parts[2]};
   }
   // Rows 0..H of the fused matrix are the query, H..3H key and value.
   auto part = [](const torch::Tensor& t, int64_t start, int64_t length) {
     return t.defined() ? t.narrow(0, start, length) : t;
   };
-  auto q = F::linear(queries, part(w, 0, hidden), part(b, 0, hidden))
+  auto q = at::linear(queries, part(w, 0, hidden), part(b, 0, hidden))
                .view({batch, rows, heads, head_dim})
                .permute({0, 2, 1, 3});
-  auto kv = F::linear(x, part(w, hidden, 2 * hidden), part(b, hidden, 2 * hidden))
+  auto kv = at::linear(x, part(w, hidden, 2 * hidden), part(b, hidden, 2 * hidden))
                 .view({batch, seq, 2, heads, head_dim})
                 .permute({2, 0, 3, 1, 4});
   return {q, kv[0], kv[1]};

@@ -1,5 +1,7 @@
 #include "mlm/model/masked_lm.h"
 
+#include "mlm/model/kernels/masked_lm_loss.h"
+
 #include <unordered_set>
 
 #include "mlm/model/bert.h"
@@ -29,12 +31,12 @@ void MaskedLmImpl::check_inputs(const MlmInputs& in) {
 
 MlmOutput MaskedLmImpl::score(const torch::Tensor& logits, const torch::Tensor& labels,
                               bool return_logits) const {
-  // Padded rows are sliced off before the softmax: they can never be predicted or counted.
-  auto real = logits.narrow(1, 0, vocab_size_).to(torch::kFloat32);
+  // Padded columns are never predicted or counted: the loss reads the real ones only.
+  const auto loss = kernels::masked_lm_loss(logits, vocab_size_, labels);
   MlmOutput out;
-  out.mlm_loss_sum = F::cross_entropy(real, labels, F::CrossEntropyFuncOptions().reduction(torch::kSum));
-  out.mlm_correct = real.argmax(1).eq(labels).sum();
-  if (return_logits) out.mlm_logits = real;
+  out.mlm_loss_sum = loss.loss_sum;
+  out.mlm_correct = loss.correct;
+  if (return_logits) out.mlm_logits = logits.narrow(1, 0, vocab_size_).to(torch::kFloat32);
   return out;
 }
 

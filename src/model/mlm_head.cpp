@@ -11,8 +11,8 @@ MlmHeadImpl::MlmHeadImpl(const config::ModelConfig& c, int64_t padded_vocab) : a
 }
 
 torch::Tensor MlmHeadImpl::forward(const torch::Tensor& hidden, const torch::Tensor& decoder_weight) {
-  auto h = transform_norm(activation(transform_dense(hidden), act_));
-  return torch::nn::functional::linear(h, decoder_weight, bias);
+  auto h = transform_norm(activation(linear(transform_dense, hidden), act_));
+  return at::linear(h, decoder_weight, bias);
 }
 
 }  // namespace mlm::model

@@ -115,8 +115,8 @@ void ModernBertForMaskedLMImpl::init_weights() {
 }
 
 torch::Tensor ModernBertForMaskedLMImpl::logits(const torch::Tensor& hidden) {
-  const auto h = head_norm(activation(head_dense(hidden), config_.classifier_activation));
-  return nn::functional::linear(h, word_embeddings(), decoder_bias);
+  const auto h = head_norm(activation(linear(head_dense, hidden), config_.classifier_activation));
+  return at::linear(h, word_embeddings(), decoder_bias);
 }
 
 ModernBertMasks ModernBertForMaskedLMImpl::masks_for(const MlmInputs& in, bool last_layer_sparse) const {

@@ -32,7 +32,7 @@ torch::Tensor ModernBertLayerImpl::attention(const torch::Tensor& queries, const
   auto context = banded ? banded_attention(q, k, v, *banded, p) : biased_attention(q, k, v, bias, p);
   context = context.permute({0, 2, 1, 3}).reshape({x.size(0), queries.size(1), x.size(2)});
   // transformers applies attention_dropout a second time, to the output projection.
-  return kernels::dropout(attn_Wo(context), attention_dropout_, train);
+  return kernels::dropout(linear(attn_Wo, context), attention_dropout_, train);
 }
 
 torch::Tensor ModernBertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& attention_bias,
@@ -42,9 +42,9 @@ torch::Tensor ModernBertLayerImpl::forward(const torch::Tensor& x, const torch::
 }
 
 torch::Tensor ModernBertLayerImpl::feed_forward(const torch::Tensor& h) {
-  const auto parts = Wi(mlp_norm(h)).chunk(2, -1);  // input, gate
+  const auto parts = linear(Wi, mlp_norm(h)).chunk(2, -1);  // input, gate
   const auto gated = kernels::dropout(activation(parts[0], act_) * parts[1], mlp_dropout_, is_training());
-  return h + mlp_Wo(gated);
+  return h + linear(mlp_Wo, gated);
 }
 
 torch::Tensor ModernBertLayerImpl::forward_at(const torch::Tensor& x, const torch::Tensor& attention_bias,

@@ -12,6 +12,7 @@
 #include "mlm/model/kernels/attention_dropout.h"
 #include "mlm/model/kernels/dropout.h"
 #include "mlm/model/kernels/dropout_add_layer_norm.h"
+#include "mlm/model/kernels/masked_lm_loss.h"
 #include "mlm/model/kernels/philox.h"
 #include "model_test_util.h"
 
@@ -241,6 +242,41 @@ TEST(AttentionWithDropout, WithoutDropoutIsScaledDotProductAttention) {
   const auto bias = torch::randn({2, 1, 6, 6});
   expect_tensor_near(attention_with_dropout(q, k, v, bias, 0.0),
                      attention_reference(q, k, v, bias, torch::ones({2, 2, 6, 6})), 1e-5, "p = 0");
+}
+
+TEST(MaskedLmLoss, EqualsCrossEntropyAndArgmaxOnTheRealColumns) {
+  namespace F = torch::nn::functional;
+  for (auto dtype : {torch::kFloat32, torch::kBFloat16}) {
+    SCOPED_TRACE(c10::toString(dtype));
+    const int64_t rows = 13, vocab = 1001, padded = 1008;
+    auto logits = (torch::randn({rows, padded}) * 3).to(dtype);
+    // Padded columns larger than any real one: they must neither win nor weigh.
+    logits.narrow(1, vocab, padded - vocab).fill_(50);
+    // Row 0: a tie for the maximum, the first one at the label (as argmax reports it).
+    logits[0][7] = 20;
+    logits[0][9] = 20;
+    auto labels = torch::randint(0, vocab, {rows});
+    labels[0] = 7;
+    labels[1] = logits[1].narrow(0, 0, vocab).argmax().item<int64_t>();
+    const auto x = logits.clone().requires_grad_();
+    const auto got = masked_lm_loss(x, vocab, labels);
+    got.loss_sum.mul(0.5).backward();
+
+    const auto x32 = logits.detach().to(torch::kFloat32).requires_grad_();
+    const auto real = x32.narrow(1, 0, vocab);
+    const auto want = F::cross_entropy(real, labels, F::CrossEntropyFuncOptions().reduction(torch::kSum));
+    want.mul(0.5).backward();
+    expect_tensor_near(got.loss_sum, want, 2e-4, "loss");
+    EXPECT_EQ(got.correct.item<int64_t>(), real.argmax(1).eq(labels).sum().item<int64_t>());
+    EXPECT_GE(got.correct.item<int64_t>(), 2);
+    EXPECT_EQ(x.grad().scalar_type(), dtype);
+    expect_tensor_near(x.grad(), x32.grad().to(dtype), dtype == torch::kBFloat16 ? 4e-3 : 1e-6, "gradient");
+    EXPECT_EQ(x.grad().narrow(1, vocab, padded - vocab).abs().max().item<float>(), 0.0f);
+  }
+}
+
+TEST(MaskedLmLoss, RefusesALabelOutsideTheVocabulary) {
+  EXPECT_THROW(masked_lm_loss(torch::randn({2, 10}), 8, torch::tensor({1, 8})), c10::Error);
 }
 
 }  // namespace

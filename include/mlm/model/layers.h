@@ -24,6 +24,12 @@ struct LayerNormImpl : torch::nn::Module {
 };
 TORCH_MODULE(LayerNorm);
 
+/// x W^T + b through at::linear: one product with the bias fused in (addmm), and under
+/// autocast the bias cast with the weight. The C++ frontend's Linear::forward instead adds a
+/// 3-d input's bias in a second pass, fp32 bias into a bf16 product, and that pass and its
+/// backward cost as much as a third of the product itself.
+torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x);
+
 /// gelu: exact erf form (Hugging Face "gelu"); gelu_tanh: the tanh approximation
 /// (Hugging Face "gelu_new" / "gelu_pytorch_tanh").
 torch::Tensor activation(const torch::Tensor& x, config::Activation act);

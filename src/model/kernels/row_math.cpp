@@ -48,6 +48,11 @@ float row_exp_sum(float* x, int64_t n, float shift) {
 }
 
 __attribute__((target_clones("avx512f", "avx2", "default")))
+void row_scaled_exp(float* x, int64_t n, float shift, float scale) {
+  for (int64_t j = 0; j < n; ++j) x[j] = scale * fast_exp(x[j] - shift);
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default")))
 float row_dot(const float* x, const float* y, int64_t n) {
   float partial[kPartials] = {};
   int64_t j = 0;

@@ -12,6 +12,9 @@ float row_max(const float* x, int64_t n);
 /// x[j] = exp(x[j] - shift) for every j; returns their sum.
 float row_exp_sum(float* x, int64_t n, float shift);
 
+/// x[j] = scale * exp(x[j] - shift) for every j.
+void row_scaled_exp(float* x, int64_t n, float shift, float scale);
+
 /// sum of x[j] * y[j].
 float row_dot(const float* x, const float* y, int64_t n);
 
