@@ -50,21 +50,24 @@ void softmax_dropout_rows(const torch::Tensor& scores, const BiasRows& bias, int
     scalar_t* out = probs.data_ptr<scalar_t>();
     scalar_t* out_dropped = dropped.data_ptr<scalar_t>();
     at::parallel_for(0, rows, row_grain(keys), [&](int64_t begin, int64_t end) {
-      std::vector<float> e(static_cast<size_t>(keys));
+      std::vector<float> e(static_cast<size_t>(keys)), d(static_cast<size_t>(keys));
       for (int64_t row = begin; row < end; ++row) {
         const int64_t o = row * keys;
         const float* b = bias.at(row / (heads * queries), row % queries);
-        for (int64_t j = 0; j < keys; ++j) e[j] = static_cast<float>(in[o + j]) * scale;
+        load_row(in + o, e.data(), keys);
         if (b) {
-          for (int64_t j = 0; j < keys; ++j) e[j] += b[j];
+          for (int64_t j = 0; j < keys; ++j) e[j] = e[j] * scale + b[j];
+        } else {
+          for (int64_t j = 0; j < keys; ++j) e[j] *= scale;
         }
         const float norm = 1.0f / row_exp_sum(e.data(), keys, row_max(e.data(), keys));
         fill_keep_mask(kept + o, keys, static_cast<uint64_t>(o), seed, threshold);
         for (int64_t j = 0; j < keys; ++j) {
-          const float prob = e[j] * norm;
-          out[o + j] = static_cast<scalar_t>(prob);
-          out_dropped[o + j] = static_cast<scalar_t>(prob * (kept[o + j] ? inverse_keep : 0.0f));
+          e[j] *= norm;
+          d[j] = e[j] * (kept[o + j] ? inverse_keep : 0.0f);
         }
+        store_row(e.data(), out + o, keys);
+        store_row(d.data(), out_dropped + o, keys);
       }
     });
   });
@@ -86,12 +89,12 @@ torch::Tensor softmax_dropout_backward(const torch::Tensor& probs, const torch::
       std::vector<float> dp(static_cast<size_t>(keys)), p32(static_cast<size_t>(keys));
       for (int64_t row = begin; row < end; ++row) {
         const int64_t o = row * keys;
-        for (int64_t j = 0; j < keys; ++j) {
-          dp[j] = static_cast<float>(dpd[o + j]) * (kept[o + j] ? inverse_keep : 0.0f);
-          p32[j] = static_cast<float>(prob[o + j]);
-        }
+        load_row(dpd + o, dp.data(), keys);
+        load_row(prob + o, p32.data(), keys);
+        for (int64_t j = 0; j < keys; ++j) dp[j] *= kept[o + j] ? inverse_keep : 0.0f;
         const float dot = row_dot(p32.data(), dp.data(), keys);
-        for (int64_t j = 0; j < keys; ++j) ds[o + j] = static_cast<scalar_t>(scale * p32[j] * (dp[j] - dot));
+        for (int64_t j = 0; j < keys; ++j) dp[j] = scale * p32[j] * (dp[j] - dot);
+        store_row(dp.data(), ds + o, keys);
       }
     });
   });

@@ -49,13 +49,16 @@ struct DropoutAddLayerNorm : torch::autograd::Function<DropoutAddLayerNorm> {
         const x_t* in = input.data_ptr<x_t>();
         const r_t* res = skip.data_ptr<r_t>();
         at::parallel_for(0, rows, row_grain(hidden), [&](int64_t begin, int64_t end) {
-          std::vector<float> centered(static_cast<size_t>(hidden));
+          std::vector<float> centered(static_cast<size_t>(hidden)), skip_row(static_cast<size_t>(hidden));
           for (int64_t r = begin; r < end; ++r) {
             const int64_t o = r * hidden;
             float* sr = s + o;
-            for (int64_t j = 0; j < hidden; ++j) {
-              sr[j] = static_cast<float>(in[o + j]) * (k ? (k[o + j] ? scale : 0.0f) : 1.0f) +
-                      static_cast<float>(res[o + j]);
+            load_row(in + o, sr, hidden);
+            load_row(res + o, skip_row.data(), hidden);
+            if (k) {
+              for (int64_t j = 0; j < hidden; ++j) sr[j] = sr[j] * (k[o + j] ? scale : 0.0f) + skip_row[j];
+            } else {
+              for (int64_t j = 0; j < hidden; ++j) sr[j] += skip_row[j];
             }
             const float m = row_sum(sr, hidden) / static_cast<float>(hidden);
             for (int64_t j = 0; j < hidden; ++j) centered[j] = sr[j] - m;

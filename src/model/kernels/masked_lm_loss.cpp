@@ -37,7 +37,7 @@ LossAndCorrect loss_rows(const torch::Tensor& logits, int64_t vocab, const torch
       std::vector<float> x(static_cast<size_t>(vocab));
       for (int64_t r = begin; r < end; ++r) {
         const scalar_t* row = in + r * stride;
-        for (int64_t j = 0; j < vocab; ++j) x[j] = static_cast<float>(row[j]);
+        load_row(row, x.data(), vocab);
         const float top = row_max(x.data(), vocab);
         int64_t first_top = 0;
         while (first_top < vocab && x[first_top] != top) ++first_top;  // none: a NaN row
@@ -80,10 +80,10 @@ struct MaskedLmLossFunction : torch::autograd::Function<MaskedLmLossFunction> {
         for (int64_t r = begin; r < end; ++r) {
           const scalar_t* row = in + r * stride;
           scalar_t* grad_row = out + r * stride;
-          for (int64_t j = 0; j < vocab; ++j) x[j] = static_cast<float>(row[j]);
+          load_row(row, x.data(), vocab);
           row_scaled_exp(x.data(), vocab, lse[r], g);  // g * softmax
           x[label[r]] -= g;
-          for (int64_t j = 0; j < vocab; ++j) grad_row[j] = static_cast<scalar_t>(x[j]);
+          store_row(x.data(), grad_row, vocab);
           for (int64_t j = vocab; j < stride; ++j) grad_row[j] = static_cast<scalar_t>(0.0f);
         }
       });

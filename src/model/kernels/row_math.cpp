@@ -2,6 +2,8 @@
 
 #include "fast_exp.h"
 
+#include <cstring>
+
 namespace mlm::model::kernels {
 namespace {
 
@@ -14,6 +16,25 @@ float add_partials(const float* partial) {
 }
 
 }  // namespace
+
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void bf16_to_float(const uint16_t* in, float* out, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    const uint32_t bits = static_cast<uint32_t>(in[j]) << 16;
+    std::memcpy(out + j, &bits, sizeof(float));
+  }
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void float_to_bf16(const float* in, uint16_t* out, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    uint32_t bits;
+    std::memcpy(&bits, in + j, sizeof(float));
+    const uint32_t rounded = (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
+    const bool nan = (bits & 0x7FFFFFFFu) > 0x7F800000u;
+    out[j] = static_cast<uint16_t>(nan ? 0x7FC0u : rounded);
+  }
+}
 
 __attribute__((target_clones("avx512f", "avx2", "default")))
 float row_max(const float* x, int64_t n) {
