@@ -4,7 +4,8 @@
 // mask throughput (a prepared store: read + pack + mask), with the start-up time, the bytes
 // this rank read and its peak memory. `--from-checkpoint DIR` starts where that checkpoint's
 // run resumes (the rank's saved data position). `prepare` tokenizes the corpus once into a
-// prepared store (data.store).
+// prepared store (data.store); `verify` reads every byte of the stores a config names and
+// names each damaged file.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include <optional>
 
 #include "cli/common/cli_app.h"
+#include "mlm/data/store_verify.h"
 #include "mlm/masking/batch_stream.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/train/app/prepare_command.h"
@@ -178,12 +180,47 @@ int run(const Options& options) {
   return 0;
 }
 
+/// mlm-data verify: each store the config names (data.store, or data.sources' stores) is
+/// checked whole; a JSON line per store on stdout, and a DataError (exit 2) naming the first
+/// damaged file when there is one (the others are warnings before it).
+int verify(const mlm::config::RunConfig& config) {
+  std::vector<std::string> stores;
+  if (!config.data.store.empty()) stores.push_back(config.data.store);
+  for (const auto& source : config.data.sources) {
+    if (!source.store.empty()) stores.push_back(source.store);
+  }
+  if (stores.empty()) throw mlm::UsageError("data.store is not set (nor any data.sources store): nothing to verify");
+  std::vector<std::string> damaged;
+  for (const auto& dir : stores) {
+    const auto check = mlm::data::verify_store(dir);
+    for (const auto& note : check.notes) mlm::log::info("data", "{}", note);
+    damaged.insert(damaged.end(), check.damaged.begin(), check.damaged.end());
+    std::cout << nlohmann::json{{"store", dir},
+                                {"sound", check.damaged.empty()},
+                                {"damaged", check.damaged.size()},
+                                {"files", check.files},
+                                {"bytes", check.bytes},
+                                {"checksums", check.checksums}}
+                     .dump()
+              << std::endl;
+  }
+  // The first damaged file is the error line; any others are warnings before it.
+  for (size_t i = 1; i < damaged.size(); ++i) mlm::log::warn("data", "{}", damaged[i]);
+  if (!damaged.empty()) {
+    throw mlm::DataError(damaged.front() + (damaged.size() > 1 ? " (and " + std::to_string(damaged.size() - 1) +
+                                                                     " more damaged file(s), listed above)"
+                                                               : ""));
+  }
+  return mlm::kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Options options;
   mlm::data::PrepareOptions prepare;
   CLI::App* prepare_app = nullptr;
+  CLI::App* verify_app = nullptr;
   return mlm::cli::run_main(
       "mlm-data", "Print collated, masked batches of a split, or measure data throughput", argc, argv,
       [&](CLI::App& app) {
@@ -196,6 +233,9 @@ int main(int argc, char** argv) {
             ->capture_default_str();
         prepare_app->add_flag("--overwrite", prepare.overwrite,
                                   "Delete the store's own files first (a complete store too)");
+        verify_app = app.add_subcommand(
+            "verify", "Read every byte of the prepared store(s) the config names and name each damaged file");
+        verify_app->fallthrough();
         app.add_option("--split", options.split, "train or valid")->capture_default_str();
         app.add_option("--batches", options.batches, "Batches to print")->capture_default_str();
         app.add_flag("--json", options.json, "One JSON object per batch");
@@ -211,8 +251,9 @@ int main(int argc, char** argv) {
             ->capture_default_str();
       },
       [&] {
-        if (!prepare_app->parsed()) return run(options);
+        if (!prepare_app->parsed() && !verify_app->parsed()) return run(options);
         mlm::config::RunConfig config;
-        return options.config.load(config) ? mlm::train::prepare_command(config, prepare) : 0;
+        if (!options.config.load(config)) return 0;
+        return prepare_app->parsed() ? mlm::train::prepare_command(config, prepare) : verify(config);
       });
 }

@@ -13,23 +13,6 @@ namespace prepared_split_detail {
 
 std::string split_name(Split split) { return split == Split::train ? "train" : "valid"; }
 
-/// FNV-1a of the manifest's split entry (shard names and counts) and the tokenizer: which
-/// store a position belongs to, without hashing any token.
-std::string store_fingerprint(const nlohmann::json& manifest, Split split) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](const std::string& bytes) {
-    for (unsigned char c : bytes) {
-      h ^= c;
-      h *= 1099511628211ull;
-    }
-  };
-  mix(manifest["splits"][split_name(split)].dump());
-  mix(manifest.value("tokenizer", nlohmann::json::object()).dump());
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
-}
-
 }  // namespace prepared_split_detail
 
 using prepared_split_detail::split_name;
@@ -51,7 +34,7 @@ PreparedSplit::PreparedSplit(const config::RunConfig& config, const text::Tokeni
   store_ = std::make_unique<PreparedStore>(config.data.store, split);
   store_->require_tokenizer(tokenizer);
   token_bytes_ = store_->manifest().value("token_bytes", 2);
-  fingerprint_ = prepared_split_detail::store_fingerprint(store_->manifest(), split);
+  fingerprint_ = split_fingerprint(store_->manifest(), split);
   document_prefix_.push_back(0);
   for (size_t i = 0; i < store_->shard_count(); ++i) {
     document_prefix_.push_back(document_prefix_.back() + store_->shard(i).documents());
@@ -59,15 +42,22 @@ PreparedSplit::PreparedSplit(const config::RunConfig& config, const text::Tokeni
 
   const auto start = std::chrono::steady_clock::now();
   const int64_t bytes_before = store_->bytes_read();
-  // The table mlm-data prepare saved for these settings, else built from the index and saved
-  // for the next run (a read-only store just builds it each time).
-  const std::string table_path = SequenceTable::file_path(config.data.store, split_name(split), settings_);
-  table_ = SequenceTable::load(table_path, fingerprint_, settings_, *store_);
+  // The table mlm-data prepare saved for these settings, else built from the index (its
+  // checksum and order checked) and saved for the next run (a read-only store just builds it
+  // each time). A damaged table is rebuilt from a sound index; a damaged index is refused.
+  table_path_ = SequenceTable::file_path(config.data.store, split_name(split), settings_);
+  try {
+    table_ = SequenceTable::load(table_path_, fingerprint_, settings_, *store_);
+  } catch (const DataError& e) {
+    log::warn("data", "{}; rebuilding it from the index", e.what());
+  }
   const bool loaded = table_ != nullptr;
+  table_on_disk_ = loaded;
   if (!loaded) {
     table_ = std::make_unique<SequenceTable>(*store_, settings_);
     try {
-      table_->save(table_path, fingerprint_);
+      table_->save(table_path_, fingerprint_);
+      table_on_disk_ = true;
     } catch (const DataError& e) {
       log::info("data", "sequence table not saved ({}); it is rebuilt at each start", e.what());
     }

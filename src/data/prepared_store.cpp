@@ -5,10 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "mlm/data/store_checksum.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::data {
@@ -99,14 +103,104 @@ bool store_has_split(const std::string& dir, Split split) {
   }
 }
 
+std::string split_fingerprint(const nlohmann::json& manifest, Split split) {
+  // The shards' checksums are left out: a store's identity is its shards and counts, the
+  // same whether or not the version that prepared it recorded checksums.
+  auto entry = manifest["splits"][split_key(split)];
+  for (auto& shard : entry["shards"]) {
+    if (shard.is_object()) {
+      shard.erase("tokens_crc32");
+      shard.erase("index_crc32");
+    }
+  }
+  // FNV-1a, stable across runs and machines.
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](const std::string& bytes) {
+    for (unsigned char c : bytes) {
+      h ^= c;
+      h *= 1099511628211ull;
+    }
+  };
+  mix(entry.dump());
+  mix(manifest.value("tokenizer", nlohmann::json::object()).dump());
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+// An entry past the index: a damaged index or sequence table, which would otherwise send the
+// reader outside the mapping.
 int64_t StoreShard::doc_first_sentence(int64_t d) const {
+  if (d < 0 || d > documents_) {
+    throw DataError(index_path_ + ": document " + std::to_string(d) + " asked for, the index has " +
+                    std::to_string(documents_) + " (a damaged index or sequence table); run mlm-data verify");
+  }
   bytes_read_->fetch_add(4, std::memory_order_relaxed);
   return doc_first_sentence_[d];
 }
 
 int64_t StoreShard::sentence_end(int64_t s) const {
+  if (s < 0 || s >= sentences_) {
+    throw DataError(index_path_ + ": sentence " + std::to_string(s) + " asked for, the index has " +
+                    std::to_string(sentences_) + " (a damaged index or sequence table); run mlm-data verify");
+  }
   bytes_read_->fetch_add(4, std::memory_order_relaxed);
   return sentence_end_[s];
+}
+
+void StoreShard::check_index() const {
+  const auto& index = *index_map_;
+  if (!index_crc32_.empty()) {
+    const std::string crc = crc32_hex(crc32_update(0, index.data, index.size));
+    if (crc != index_crc32_) {
+      throw DataError(index_path_ + ": checksum " + crc + ", the manifest records " + index_crc32_ +
+                      " (the index is damaged); prepare the store again");
+    }
+  }
+  const auto offset = [](const uint32_t* entry, const unsigned char* base) {
+    return std::to_string(reinterpret_cast<const unsigned char*>(entry) - base);
+  };
+  for (int64_t d = 0; d < documents_; ++d) {
+    if (doc_first_sentence_[d + 1] < doc_first_sentence_[d]) {
+      throw DataError(index_path_ + ": byte offset " + offset(doc_first_sentence_ + d + 1, index.data) +
+                      ": document " + std::to_string(d + 1) + " starts at sentence " +
+                      std::to_string(doc_first_sentence_[d + 1]) + ", before document " + std::to_string(d) +
+                      " (a damaged index); prepare the store again");
+    }
+  }
+  // The last entries equal the counts (checked on opening), so ascending keeps all in range.
+  uint32_t previous = 0;
+  for (int64_t s = 0; s < sentences_; ++s) {
+    if (sentence_end_[s] <= previous) {
+      throw DataError(index_path_ + ": byte offset " + offset(sentence_end_ + s, index.data) + ": sentence " +
+                      std::to_string(s) + " ends at token " + std::to_string(sentence_end_[s]) +
+                      ", not after " + std::to_string(previous) + " (a damaged index); prepare the store again");
+    }
+    previous = sentence_end_[s];
+  }
+}
+
+void StoreShard::check_tokens() const {
+  const auto& tokens = *tokens_map_;
+  if (!tokens_crc32_.empty()) {
+    const std::string crc = crc32_hex(crc32_update(0, tokens.data, tokens.size));
+    if (crc != tokens_crc32_) {
+      throw DataError(tokens_path_ + ": checksum " + crc + ", the manifest records " + tokens_crc32_ +
+                      " (the token file is damaged); prepare the store again");
+    }
+  }
+  std::vector<int32_t> block;
+  constexpr int64_t kBlock = int64_t{1} << 20;
+  for (int64_t begin = 0; begin < tokens_; begin += kBlock) {
+    block.clear();
+    read_tokens(begin, std::min(tokens_, begin + kBlock), block);  // checks every id
+  }
+}
+
+void StoreShard::bad_token(int64_t position, int64_t id) const {
+  throw DataError(tokens_path_ + ": byte offset " + std::to_string(position * token_bytes_) + ": token id " +
+                  std::to_string(id) + " is not below the vocabulary size " + std::to_string(vocab_size_) +
+                  " the manifest records (a damaged token file); run mlm-data verify");
 }
 
 int64_t StoreShard::doc_begin(int64_t d) const {
@@ -122,16 +216,20 @@ void StoreShard::read_tokens(int64_t begin, int64_t end, std::vector<int32_t>& o
   const unsigned char* base = tokens_map_->data + begin * token_bytes_;
   const size_t n = static_cast<size_t>(end - begin);
   out.reserve(out.size() + n);
+  // Ids at or above the vocabulary size (a damaged file) would index outside the embedding.
+  const uint32_t limit = vocab_size_ > 0 ? static_cast<uint32_t>(vocab_size_) : UINT32_MAX;
   if (token_bytes_ == 2) {
     for (size_t i = 0; i < n; ++i) {
       uint16_t v;
       std::memcpy(&v, base + 2 * i, 2);
+      if (v >= limit) bad_token(begin + static_cast<int64_t>(i), v);
       out.push_back(v);
     }
   } else {
     for (size_t i = 0; i < n; ++i) {
       uint32_t v;
       std::memcpy(&v, base + 4 * i, 4);
+      if (v >= limit || v > static_cast<uint32_t>(INT32_MAX)) bad_token(begin + static_cast<int64_t>(i), v);
       out.push_back(static_cast<int32_t>(v));
     }
   }
@@ -161,6 +259,8 @@ PreparedStore::PreparedStore(const std::string& dir, Split split)
   }
   const int64_t token_bytes = json_count(manifest_, "token_bytes", where);
   if (token_bytes != 2 && token_bytes != 4) throw DataError(where + ": token_bytes must be 2 or 4");
+  const auto tokenizer = manifest_.value("tokenizer", nlohmann::json::object());
+  const int64_t vocab_size = tokenizer.contains("vocab_size") ? json_count(tokenizer, "vocab_size", where + ": tokenizer") : 0;
   const std::string name = split_key(split);
   if (!manifest_.contains("splits") || !manifest_["splits"].contains(name)) {
     throw DataError(where + ": the store has no " + name + " split" +
@@ -182,10 +282,14 @@ PreparedStore::PreparedStore(const std::string& dir, Split split)
     shard.sentences_ = json_count(s, "sentences", shard_where);
     shard.tokens_ = json_count(s, "tokens", shard_where);
     shard.token_bytes_ = static_cast<int>(token_bytes);
+    shard.vocab_size_ = vocab_size;
+    shard.tokens_crc32_ = s.value("tokens_crc32", std::string());
+    shard.index_crc32_ = s.value("index_crc32", std::string());
     shard.bytes_read_ = bytes_read_.get();
     const fs::path base = fs::path(dir) / s["name"].get<std::string>();
     shard.tokens_path_ = base.string() + ".tokens";
-    const std::string index_path = base.string() + ".index";
+    shard.index_path_ = base.string() + ".index";
+    const std::string& index_path = shard.index_path_;
     shard.tokens_map_ = std::make_shared<StoreShard::Mapping>(shard.tokens_path_);
     shard.index_map_ = std::make_shared<StoreShard::Mapping>(index_path);
 
@@ -224,6 +328,13 @@ PreparedStore::PreparedStore(const std::string& dir, Split split)
     tokens_ += shard.tokens_;
     shards_.push_back(std::move(shard));
   }
+}
+
+std::string PreparedStore::recorded_crc32(const std::string& path) const {
+  const std::string name = fs::path(path).lexically_relative(dir_).generic_string();
+  const auto tables = manifest_.value("tables", nlohmann::json::object());
+  if (!tables.is_object() || !tables.contains(name) || !tables[name].is_object()) return "";
+  return tables[name].value("crc32", std::string());
 }
 
 void PreparedStore::require_tokenizer(const text::Tokenizer& tokenizer) const {

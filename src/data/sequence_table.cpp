@@ -8,8 +8,6 @@
 namespace mlm::data {
 namespace sequence_table_detail {
 
-constexpr uint32_t kJoins = 0x80000000u;  // in document_: another document starts inside
-
 /// Walks a shard's sentences in order, reading each index entry once, and knows the
 /// document each sentence belongs to. Checks the order of what it reads, since a damaged
 /// index would otherwise loop or cut out of range.
@@ -81,7 +79,6 @@ class SentenceWalk {
 
 }  // namespace sequence_table_detail
 
-using sequence_table_detail::kJoins;
 using sequence_table_detail::SentenceWalk;
 
 SequenceTable::SequenceTable(const PreparedStore& store, const TableSettings& settings)
@@ -98,6 +95,7 @@ SequenceTable::SequenceTable(const PreparedStore& store, const TableSettings& se
   shard_first_.push_back(0);
   for (size_t i = 0; i < store.shard_count(); ++i) {
     const StoreShard& shard = store.shard(i);
+    shard.check_index();  // the table is built from all of it: its checksum and order first
     if (shard.tokens() > static_cast<int64_t>(UINT32_MAX) || shard.sentences() > static_cast<int64_t>(UINT32_MAX) ||
         shard.documents() >= static_cast<int64_t>(kJoins)) {
       throw DataError(shard.path() + ": " + std::to_string(shard.tokens()) + " tokens, " +

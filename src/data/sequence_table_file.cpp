@@ -5,8 +5,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "mlm/data/sequence_table.h"
+#include "mlm/data/store_checksum.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::data {
@@ -59,20 +61,44 @@ std::string SequenceTable::file_path(const std::string& store_dir, const std::st
       .string();
 }
 
+std::optional<TableSettings> SequenceTable::file_settings(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  stf::Header h{};
+  in.read(reinterpret_cast<char*>(&h), sizeof h);
+  if (!in || std::memcmp(h.magic, stf::kMagic, 8) != 0 || h.seq_len < 0 || h.packing < 0 || h.packing > 1 ||
+      h.objective < 0 || h.objective > 2) {
+    return std::nullopt;
+  }
+  TableSettings s;
+  s.seq_len = h.seq_len;
+  s.packing = static_cast<config::Packing>(h.packing);
+  s.cross_documents = h.cross_documents != 0;
+  s.objective = static_cast<config::Objective>(h.objective);
+  return s;
+}
+
 std::unique_ptr<SequenceTable> SequenceTable::load(const std::string& path, const std::string& fingerprint,
                                                    const TableSettings& settings,
                                                    const PreparedStore& store) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return nullptr;
+  // A table the manifest records is this store's: a header that does not match is damage.
+  const std::string recorded = store.recorded_crc32(path);
+  const auto not_this_table = [&](const char* why) -> std::unique_ptr<SequenceTable> {
+    if (recorded.empty()) return nullptr;  // another store's or settings': rebuilt
+    throw DataError(path + ": " + why + ", though the manifest records it (a damaged sequence table)");
+  };
   stf::Header h{};
   in.read(reinterpret_cast<char*>(&h), sizeof h);
+  if (!in || std::memcmp(h.magic, stf::kMagic, 8) != 0) return not_this_table("not a sequence table");
   const stf::Header want = stf::make_header(fingerprint, settings);
-  if (!in || std::memcmp(h.magic, want.magic, 8) != 0 ||
-      std::memcmp(h.fingerprint, want.fingerprint, 16) != 0 || h.seq_len != want.seq_len ||
+  if (std::memcmp(h.fingerprint, want.fingerprint, 16) != 0 || h.seq_len != want.seq_len ||
       h.packing != want.packing || h.cross_documents != want.cross_documents ||
       h.objective != want.objective) {
-    return nullptr;
+    return not_this_table("written for another store or other settings");
   }
+  // From here the file claims to be this store's table for these settings: what does not
+  // hold is damage.
   std::unique_ptr<SequenceTable> table(new SequenceTable());
   table->settings_ = settings;
   table->keep_documents_ = h.keep_documents != 0;
@@ -81,17 +107,23 @@ std::unique_ptr<SequenceTable> SequenceTable::load(const std::string& path, cons
       !stf::read_array(in, table->begin_, h.begin) || !stf::read_array(in, table->document_, h.document) ||
       !stf::read_array(in, table->end_, h.end) ||
       !stf::read_array(in, table->first_sentence_, h.first_sentence) || in.peek() != EOF) {
-    return nullptr;
+    throw DataError(path + ": shorter or longer than its header says (a damaged sequence table)");
   }
-  // The arrays must describe this store's shards.
-  if (table->shard_tokens_.size() != store.shard_count() ||
-      table->shard_first_.size() != store.shard_count() + 1 ||
-      table->shard_first_.back() != static_cast<int64_t>(table->begin_.size())) {
-    return nullptr;
+  if (!recorded.empty()) {
+    // The file's bytes are the header and the arrays as read.
+    uint32_t sum = crc32_update(0, &h, sizeof h);
+    sum = crc32_update(sum, table->shard_first_.data(), 8 * table->shard_first_.size());
+    sum = crc32_update(sum, table->shard_tokens_.data(), 8 * table->shard_tokens_.size());
+    for (const auto* v : {&table->begin_, &table->document_, &table->end_, &table->first_sentence_}) {
+      sum = crc32_update(sum, v->data(), 4 * v->size());
+    }
+    const std::string crc = crc32_hex(sum);
+    if (crc != recorded) {
+      throw DataError(path + ": checksum " + crc + ", the manifest records " + recorded +
+                      " (a damaged sequence table)");
+    }
   }
-  for (size_t i = 0; i < store.shard_count(); ++i) {
-    if (table->shard_tokens_[i] != store.shard(i).tokens()) return nullptr;
-  }
+  table->check_entries(path, store, sizeof h);
   store.count_bytes_read(static_cast<int64_t>(sizeof h) + table->memory_bytes());
   return table;
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "mlm/data/store_checksum.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::data::store_detail {
@@ -53,8 +54,11 @@ void put_u32s(std::vector<unsigned char>& out, const std::vector<uint32_t>& valu
 }  // namespace
 
 nlohmann::json ShardStats::to_json() const {
-  return {{"name", name},           {"documents", documents},     {"sentences", sentences},
-          {"tokens", tokens},       {"tokens_bytes", tokens_bytes}, {"index_bytes", index_bytes}};
+  nlohmann::json j = {{"name", name},         {"documents", documents},       {"sentences", sentences},
+                      {"tokens", tokens},     {"tokens_bytes", tokens_bytes}, {"index_bytes", index_bytes}};
+  if (!tokens_crc32.empty()) j["tokens_crc32"] = tokens_crc32;
+  if (!index_crc32.empty()) j["index_crc32"] = index_crc32;
+  return j;
 }
 
 ShardStats ShardStats::from_json(const nlohmann::json& j, const std::string& where) {
@@ -66,6 +70,8 @@ ShardStats ShardStats::from_json(const nlohmann::json& j, const std::string& whe
     s.tokens = j.at("tokens").get<int64_t>();
     s.tokens_bytes = j.at("tokens_bytes").get<int64_t>();
     s.index_bytes = j.at("index_bytes").get<int64_t>();
+    s.tokens_crc32 = j.value("tokens_crc32", std::string());
+    s.index_crc32 = j.value("index_crc32", std::string());
   } catch (const nlohmann::json::exception& e) {
     throw DataError(where + ": bad shard entry " + j.dump() + ": " + e.what());
   }
@@ -129,6 +135,7 @@ void ShardFileWriter::flush_tokens() {
   if (!buffer_.empty() && !write_all(fd_, buffer_.data(), buffer_.size())) {
     fail(tokens_tmp_.string(), "write");
   }
+  tokens_crc_ = crc32_update(tokens_crc_, buffer_.data(), buffer_.size());
   buffer_.clear();
 }
 
@@ -194,6 +201,8 @@ ShardStats ShardFileWriter::finish() {
   sync_directory(tokens_path_.parent_path());
   stats_.tokens_bytes = stats_.tokens * token_bytes_;
   stats_.index_bytes = static_cast<int64_t>(index.size());
+  stats_.tokens_crc32 = crc32_hex(tokens_crc_);
+  stats_.index_crc32 = crc32_hex(crc32_update(0, index.data(), index.size()));
   return stats_;
 }
 

@@ -16,6 +16,9 @@ inline constexpr int64_t kShardIndexHeaderBytes = 32;
 struct ShardStats {
   std::string name;  // "<split>/NNNNNN", relative to the store directory
   int64_t documents = 0, sentences = 0, tokens = 0, tokens_bytes = 0, index_bytes = 0;
+  // CRC-32 of the two files (store_checksum.h); empty in a progress file written before
+  // checksums were recorded.
+  std::string tokens_crc32, index_crc32;
 
   /// The manifest's shard entry.
   nlohmann::json to_json() const;
@@ -58,6 +61,7 @@ class ShardFileWriter {
   bool finished_ = false;
   ShardStats stats_;
   std::vector<unsigned char> buffer_;
+  uint32_t tokens_crc_ = 0;  // over the token bytes flushed so far
   std::vector<uint32_t> doc_first_sentence_{0};
   std::vector<uint32_t> sentence_end_;
 };

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "mlm/data/prepared_store.h"
+#include "mlm/data/store_checksum.h"
 #include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
@@ -231,6 +232,22 @@ namespace mlm::data {
 PrepareSummary prepare_store(const config::RunConfig& config, const text::Tokenizer& tokenizer,
                              const PrepareOptions& options) {
   return store_detail::prepare(config, tokenizer, options);
+}
+
+void record_table_checksums(const std::string& store_dir, const std::vector<std::string>& table_paths) {
+  namespace fs = std::filesystem;
+  const fs::path manifest_path = fs::path(store_dir) / store_detail::kManifestFile;
+  auto manifest = store_detail::read_json_file(manifest_path);
+  const auto before = manifest;
+  if (!manifest.contains("tables") || !manifest["tables"].is_object()) manifest["tables"] = nlohmann::json::object();
+  for (const auto& path : table_paths) {
+    std::error_code ec;
+    const auto bytes = fs::file_size(path, ec);
+    if (ec) throw DataError(path + ": cannot read: " + ec.message());
+    const std::string name = fs::path(path).lexically_relative(store_dir).generic_string();
+    manifest["tables"][name] = {{"bytes", static_cast<int64_t>(bytes)}, {"crc32", crc32_hex(file_crc32(path))}};
+  }
+  if (manifest != before) store_detail::write_json_file(manifest_path, manifest);
 }
 
 }  // namespace mlm::data

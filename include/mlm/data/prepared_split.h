@@ -33,8 +33,9 @@ class SeededRandom;
 class PreparedSplit {
  public:
   /// Opens data.store's split (DataError from the store, ConfigError for an empty data.store,
-  /// a too short data.seq_len, or another tokenizer), builds the table, and refuses a split
-  /// that packs into no sequence (DataError).
+  /// a too short data.seq_len, or another tokenizer), loads or builds the table (a damaged
+  /// table is logged and rebuilt from the index; a damaged index is a DataError naming it),
+  /// and refuses a split that packs into no sequence (DataError).
   PreparedSplit(const config::RunConfig& config, const text::Tokenizer& tokenizer, Split split);
 
   int64_t size() const { return table_->size(); }
@@ -45,6 +46,10 @@ class PreparedSplit {
   const SequenceTable& table() const { return *table_; }
   Split split() const { return split_; }
   int token_bytes() const { return token_bytes_; }
+  /// Where the table's file is, and whether it holds this table (loaded, or saved after it
+  /// was built; false when the store is read-only).
+  const std::string& table_path() const { return table_path_; }
+  bool table_on_disk() const { return table_on_disk_; }
   /// Index bytes read to build the table (part of store().bytes_read()), and how long it took.
   int64_t table_bytes_read() const { return table_bytes_read_; }
   double table_seconds() const { return table_seconds_; }
@@ -78,6 +83,8 @@ class PreparedSplit {
   uint64_t seed_;
   int token_bytes_ = 2;
   std::string fingerprint_;
+  std::string table_path_;
+  bool table_on_disk_ = false;
   std::vector<int64_t> document_prefix_;  // [shards + 1]: documents before each shard
   int64_t table_bytes_read_ = 0;
   double table_seconds_ = 0;

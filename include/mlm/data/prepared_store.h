@@ -16,8 +16,12 @@
 //                                       // (valid_fraction 0 unless it held documents out)
 //      "splits": {"train": {"documents", "sentences", "tokens", "shards": [
 //                    {"name": "train/000000", "documents", "sentences", "tokens",
-//                     "tokens_bytes", "index_bytes"}...]},
-//                 "valid": {...}}}    // valid only when the config has validation data
+//                     "tokens_bytes", "index_bytes", "tokens_crc32", "index_crc32"}...]},
+//                 "valid": {...}},    // valid only when the config has validation data
+//      "tables": {"train/sequences-....table": {"bytes", "crc32"}, ...}}
+//                                     // the sequence tables prepare wrote (sequence_table.h)
+//     Checksums are CRC-32 as 8 hex digits (store_checksum.h). A manifest written before they
+//     were recorded has none: its store loads, with sizes and structure checked only.
 //   <split>/NNNNNN.tokens  the shard's token ids, documents back to back, no specials.
 //   <split>/NNNNNN.index   header: magic "MLMSIDX1" (8 bytes), uint64 documents,
 //                          uint64 sentences, uint64 tokens; then uint32
@@ -32,6 +36,12 @@
 // written to a temporary name and renamed into place, so a shard file that exists is whole.
 // The tokenizer fingerprint is tokenizer_fingerprint() of the tokenizer that wrote it; a
 // store is refused by a run (or a resumed prepare) with another tokenizer.
+//
+// What a run checks, without reading every token (`mlm-data verify`, store_verify.h, reads
+// them all): sizes and counts against the manifest on opening; every index entry read is
+// in range; an index read whole to build a table has its checksum and order checked; every
+// token read is below the vocabulary size. Damage is a DataError naming the file (and the
+// byte offset where there is one).
 #include <nlohmann/json.hpp>
 
 #include <atomic>
@@ -61,16 +71,29 @@ class StoreShard {
   /// Token offset where document d starts / ends.
   int64_t doc_begin(int64_t d) const;
   int64_t doc_end(int64_t d) const { return doc_begin(d + 1); }
-  /// Appends tokens [begin, end) of the shard to `out`, and counts the bytes read.
+  /// Appends tokens [begin, end) of the shard to `out`, and counts the bytes read. DataError
+  /// naming the file and byte offset for an id not below the manifest's vocabulary size.
   void read_tokens(int64_t begin, int64_t end, std::vector<int32_t>& out) const;
   const std::string& path() const { return tokens_path_; }
+  const std::string& index_path() const { return index_path_; }
+
+  /// The whole index: its checksum when the manifest records one, then its order (document
+  /// starts non-decreasing, sentence ends ascending). DataError naming the index file and
+  /// the byte offset of the first bad entry.
+  void check_index() const;
+  /// Every token: the checksum when the manifest records one, then each id below the
+  /// vocabulary size. DataError naming the token file (and the byte offset of a bad id).
+  void check_tokens() const;
 
  private:
   friend class PreparedStore;
   struct Mapping;
+  [[noreturn]] void bad_token(int64_t position, int64_t id) const;
   std::shared_ptr<Mapping> tokens_map_, index_map_;
-  std::string tokens_path_;
+  std::string tokens_path_, index_path_;
+  std::string tokens_crc32_, index_crc32_;  // from the manifest; empty when not recorded
   int64_t documents_ = 0, sentences_ = 0, tokens_ = 0;
+  int64_t vocab_size_ = 0;  // 0: not recorded, ids unchecked
   int token_bytes_ = 2;
   const uint32_t* doc_first_sentence_ = nullptr;
   const uint32_t* sentence_end_ = nullptr;
@@ -102,6 +125,9 @@ class PreparedStore {
   int64_t bytes_read() const { return bytes_read_->load(); }
   /// Adds bytes read from the store's other files (its sequence tables).
   void count_bytes_read(int64_t bytes) const { bytes_read_->fetch_add(bytes); }
+  /// The checksum the manifest records for `path`, a file of the store's (its "tables");
+  /// "" when none is recorded.
+  std::string recorded_crc32(const std::string& path) const;
 
  private:
   std::string dir_;
@@ -110,6 +136,11 @@ class PreparedStore {
   int64_t documents_ = 0, sentences_ = 0, tokens_ = 0;
   std::unique_ptr<std::atomic<int64_t>> bytes_read_;
 };
+
+/// Which store and split a position or a sequence table belongs to, as 16 hex digits: a
+/// hash of the manifest's split entry (shard names and counts, checksums left out) and
+/// tokenizer, without reading any token.
+std::string split_fingerprint(const nlohmann::json& manifest, Split split);
 
 /// True when `dir` holds a manifest.json (a complete store).
 bool is_prepared_store(const std::string& dir);

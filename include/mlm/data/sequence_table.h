@@ -25,6 +25,7 @@
 // For a 250M-token store at seq_len 128, about 16 MB.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,16 +69,27 @@ class SequenceTable {
   static std::string file_path(const std::string& store_dir, const std::string& split,
                                const TableSettings& settings);
   /// The table saved at `path` for the store `fingerprint` with these settings; null when
-  /// the file is missing, damaged or written for another store or settings (then rebuild).
-  /// Counts the bytes read in the store's bytes_read.
+  /// the file is missing or written for another store or settings (then rebuild). DataError
+  /// naming the file (and the byte offset of the first bad entry) when it is damaged: its
+  /// checksum differs from the one the manifest records, its header does not match though
+  /// the manifest records it, or its entries do not fit the store (out of the shards' bounds
+  /// or out of order). Counts the bytes read in the store's bytes_read.
   static std::unique_ptr<SequenceTable> load(const std::string& path, const std::string& fingerprint,
                                              const TableSettings& settings, const PreparedStore& store);
+  /// The settings a table file's header names; nullopt when it is not a sequence table.
+  static std::optional<TableSettings> file_settings(const std::string& path);
   /// Writes the table to `path` atomically (a temporary, then a rename); DataError naming the
   /// file when it cannot.
   void save(const std::string& path, const std::string& fingerprint) const;
 
  private:
+  // In document_ (mlm): another document starts inside the sequence.
+  static constexpr uint32_t kJoins = 0x80000000u;
+
   SequenceTable() = default;
+  /// The entries of a loaded table against the store (sequence_table_check.cpp): DataError
+  /// naming `path` and the byte offset of the first entry out of bounds or out of order.
+  void check_entries(const std::string& path, const PreparedStore& store, int64_t header_bytes) const;
   void add(int64_t begin, int64_t document, int64_t end, int64_t first_sentence = -1);
   void mark_joins_documents();
   void pack_sentences(const StoreShard& shard);

@@ -15,6 +15,7 @@
 // complete store of the same tokenizer and sources is left as it is ("already prepared").
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mlm/config/run_config.h"
 #include "mlm/text/tokenizer.h"
@@ -55,5 +56,12 @@ struct PrepareSummary {
 /// store of other sources without `overwrite` (naming data.store).
 PrepareSummary prepare_store(const config::RunConfig& config, const text::Tokenizer& tokenizer,
                              const PrepareOptions& options);
+
+/// Records in the manifest of the complete store `store_dir` the size and checksum of each
+/// of `table_paths` (sequence tables saved in it, sequence_table.h), so that a run and
+/// `mlm-data verify` tell a damaged table from a sound one. The manifest is rewritten
+/// atomically, and only when something changed; DataError naming a file that cannot be read
+/// or written.
+void record_table_checksums(const std::string& store_dir, const std::vector<std::string>& table_paths);
 
 }  // namespace mlm::data

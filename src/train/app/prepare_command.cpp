@@ -49,11 +49,15 @@ void prepare_one(const config::RunConfig& config, const text::Tokenizer& tokeniz
   const auto s = data::prepare_store(config, tokenizer, options);
   if (s.complete) {
     // The sequence table of this configuration's packing, saved beside the shards, so that
-    // each rank of a run reads it rather than the whole index.
+    // each rank of a run reads it rather than the whole index; its checksum goes into the
+    // manifest, so that a damaged table is told from a sound one.
+    std::vector<std::string> tables;
     for (const auto split : {data::Split::train, data::Split::valid}) {
       if (!data::store_has_split(config.data.store, split)) continue;
-      data::PreparedSplit(config, tokenizer, split);
+      const data::PreparedSplit prepared(config, tokenizer, split);
+      if (prepared.table_on_disk()) tables.push_back(prepared.table_path());
     }
+    data::record_table_checksums(config.data.store, tables);
   }
   const double mb = static_cast<double>(s.text_bytes) / 1e6;
   std::cout << nlohmann::json{{"store", config.data.store},
