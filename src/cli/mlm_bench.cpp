@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common/cli_app.h"
+#include "cli/common/libtorch_runtime.h"
 #include "mlm/train/app/bench/bench_runner.h"
 
 namespace {
@@ -99,5 +100,5 @@ int main(int argc, char** argv) {
         app.add_flag("--data", options.bench.real_data,
                      "Real pipeline (tokenizer, streaming dataset, masking) instead of synthetic ids");
       },
-      [&] { return run(options); });
+      [&] { return run(options); }, mlm::cli::libtorch_runtime());
 }

@@ -13,10 +13,9 @@
 #include <optional>
 
 #include "cli/common/cli_app.h"
-#include "mlm/data/store_verify.h"
+#include "cli/common/store_commands.h"
 #include "mlm/masking/batch_stream.h"
 #include "mlm/text/tokenizer.h"
-#include "mlm/train/app/prepare_command.h"
 #include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
@@ -180,40 +179,6 @@ int run(const Options& options) {
   return 0;
 }
 
-/// mlm-data verify: each store the config names (data.store, or data.sources' stores) is
-/// checked whole; a JSON line per store on stdout, and a DataError (exit 2) naming the first
-/// damaged file when there is one (the others are warnings before it).
-int verify(const mlm::config::RunConfig& config) {
-  std::vector<std::string> stores;
-  if (!config.data.store.empty()) stores.push_back(config.data.store);
-  for (const auto& source : config.data.sources) {
-    if (!source.store.empty()) stores.push_back(source.store);
-  }
-  if (stores.empty()) throw mlm::UsageError("data.store is not set (nor any data.sources store): nothing to verify");
-  std::vector<std::string> damaged;
-  for (const auto& dir : stores) {
-    const auto check = mlm::data::verify_store(dir);
-    for (const auto& note : check.notes) mlm::log::info("data", "{}", note);
-    damaged.insert(damaged.end(), check.damaged.begin(), check.damaged.end());
-    std::cout << nlohmann::json{{"store", dir},
-                                {"sound", check.damaged.empty()},
-                                {"damaged", check.damaged.size()},
-                                {"files", check.files},
-                                {"bytes", check.bytes},
-                                {"checksums", check.checksums}}
-                     .dump()
-              << std::endl;
-  }
-  // The first damaged file is the error line; any others are warnings before it.
-  for (size_t i = 1; i < damaged.size(); ++i) mlm::log::warn("data", "{}", damaged[i]);
-  if (!damaged.empty()) {
-    throw mlm::DataError(damaged.front() + (damaged.size() > 1 ? " (and " + std::to_string(damaged.size() - 1) +
-                                                                     " more damaged file(s), listed above)"
-                                                               : ""));
-  }
-  return mlm::kExitOk;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -254,6 +219,6 @@ int main(int argc, char** argv) {
         if (!prepare_app->parsed() && !verify_app->parsed()) return run(options);
         mlm::config::RunConfig config;
         if (!options.config.load(config)) return 0;
-        return prepare_app->parsed() ? mlm::train::prepare_command(config, prepare) : verify(config);
+        return prepare_app->parsed() ? mlm::cli::prepare_command(config, prepare) : mlm::cli::verify_command(config);
       });
 }

@@ -1,4 +1,5 @@
-#include "mlm/train/app/prepare_command.h"
+// mlm-data prepare and verify (store_commands.h).
+#include "cli/common/store_commands.h"
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -7,11 +8,12 @@
 
 #include "mlm/data/prepared_split.h"
 #include "mlm/data/prepared_store.h"
+#include "mlm/data/store_verify.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
-namespace mlm::train {
+namespace mlm::cli {
 namespace {
 
 /// The stores this configuration names with their text: data.store from data.train_files,
@@ -87,4 +89,35 @@ int prepare_command(const config::RunConfig& config, const data::PrepareOptions&
   return kExitOk;
 }
 
-}  // namespace mlm::train
+int verify_command(const config::RunConfig& config) {
+  std::vector<std::string> stores;
+  if (!config.data.store.empty()) stores.push_back(config.data.store);
+  for (const auto& source : config.data.sources) {
+    if (!source.store.empty()) stores.push_back(source.store);
+  }
+  if (stores.empty()) throw UsageError("data.store is not set (nor any data.sources store): nothing to verify");
+  std::vector<std::string> damaged;
+  for (const auto& dir : stores) {
+    const auto check = data::verify_store(dir);
+    for (const auto& note : check.notes) log::info("data", "{}", note);
+    damaged.insert(damaged.end(), check.damaged.begin(), check.damaged.end());
+    std::cout << nlohmann::json{{"store", dir},
+                                {"sound", check.damaged.empty()},
+                                {"damaged", check.damaged.size()},
+                                {"files", check.files},
+                                {"bytes", check.bytes},
+                                {"checksums", check.checksums}}
+                     .dump()
+              << std::endl;
+  }
+  // The first damaged file is the error line; any others are warnings before it.
+  for (size_t i = 1; i < damaged.size(); ++i) log::warn("data", "{}", damaged[i]);
+  if (!damaged.empty()) {
+    const auto more = damaged.size() - 1;
+    throw DataError(damaged.front() +
+                    (more > 0 ? " (and " + std::to_string(more) + " more damaged file(s), listed above)" : ""));
+  }
+  return kExitOk;
+}
+
+}  // namespace mlm::cli
