@@ -1,17 +1,14 @@
 #include "mlm/data/document_stream.h"
 
 #include "mlm/data/seeded_random.h"
+#include "mlm/util/fnv1a.h"
 
 namespace mlm::data {
 
 bool is_held_out(const std::string& text, double fraction) {
   if (fraction <= 0) return false;
-  uint64_t h = 1469598103934665603ull;  // FNV-1a, then a finalizer for uniform top bits
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  const double u = static_cast<double>(splitmix64(h) >> 11) * 0x1p-53;
+  // FNV-1a, then a finalizer for uniform top bits.
+  const double u = static_cast<double>(splitmix64(fnv1a(text)) >> 11) * 0x1p-53;
   return u < fraction;
 }
 

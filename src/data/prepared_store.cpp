@@ -14,6 +14,7 @@
 
 #include "mlm/data/store_checksum.h"
 #include "mlm/util/errors.h"
+#include "mlm/util/fnv1a.h"
 
 namespace mlm::data {
 namespace fs = std::filesystem;
@@ -30,6 +31,18 @@ int64_t json_count(const nlohmann::json& j, const char* key, const std::string& 
     throw DataError(where + ": missing or bad \"" + key + "\"");
   }
   return j[key].get<int64_t>();
+}
+
+/// DataError naming `path` when the bytes' checksum is not the `recorded` one ("" when the
+/// manifest records none).
+void check_recorded_crc32(const std::string& path, const unsigned char* data, size_t size,
+                          const std::string& recorded, const char* what) {
+  if (recorded.empty()) return;
+  const std::string crc = crc32_hex(crc32_update(0, data, size));
+  if (crc != recorded) {
+    throw DataError(path + ": checksum " + crc + ", the manifest records " + recorded + " (" + what +
+                    " is damaged); prepare the store again");
+  }
 }
 
 }  // namespace
@@ -71,20 +84,12 @@ struct StoreShard::Mapping {
 };
 
 std::string tokenizer_fingerprint(const text::Tokenizer& tokenizer) {
-  // FNV-1a over the kind and the serialized model: stable across runs and machines.
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](std::string_view bytes) {
-    for (unsigned char c : bytes) {
-      h ^= c;
-      h *= 1099511628211ull;
-    }
-  };
-  mix(tokenizer.kind() == text::TokenizerKind::wordpiece ? "wordpiece" : "sentencepiece");
-  mix(std::string_view("\0", 1));
-  mix(tokenizer.serialized_model());
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
+  // The kind and the serialized model: stable across runs and machines.
+  return Fnv1a()
+      .mix(tokenizer.kind() == text::TokenizerKind::wordpiece ? "wordpiece" : "sentencepiece")
+      .mix(std::string_view("\0", 1))
+      .mix(tokenizer.serialized_model())
+      .hex();
 }
 
 bool is_prepared_store(const std::string& dir) {
@@ -113,19 +118,7 @@ std::string split_fingerprint(const nlohmann::json& manifest, Split split) {
       shard.erase("index_crc32");
     }
   }
-  // FNV-1a, stable across runs and machines.
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](const std::string& bytes) {
-    for (unsigned char c : bytes) {
-      h ^= c;
-      h *= 1099511628211ull;
-    }
-  };
-  mix(entry.dump());
-  mix(manifest.value("tokenizer", nlohmann::json::object()).dump());
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
+  return Fnv1a().mix(entry.dump()).mix(manifest.value("tokenizer", nlohmann::json::object()).dump()).hex();
 }
 
 // An entry past the index: a damaged index or sequence table, which would otherwise send the
@@ -150,13 +143,7 @@ int64_t StoreShard::sentence_end(int64_t s) const {
 
 void StoreShard::check_index() const {
   const auto& index = *index_map_;
-  if (!index_crc32_.empty()) {
-    const std::string crc = crc32_hex(crc32_update(0, index.data, index.size));
-    if (crc != index_crc32_) {
-      throw DataError(index_path_ + ": checksum " + crc + ", the manifest records " + index_crc32_ +
-                      " (the index is damaged); prepare the store again");
-    }
-  }
+  check_recorded_crc32(index_path_, index.data, index.size, index_crc32_, "the index");
   const auto offset = [](const uint32_t* entry, const unsigned char* base) {
     return std::to_string(reinterpret_cast<const unsigned char*>(entry) - base);
   };
@@ -182,13 +169,7 @@ void StoreShard::check_index() const {
 
 void StoreShard::check_tokens() const {
   const auto& tokens = *tokens_map_;
-  if (!tokens_crc32_.empty()) {
-    const std::string crc = crc32_hex(crc32_update(0, tokens.data, tokens.size));
-    if (crc != tokens_crc32_) {
-      throw DataError(tokens_path_ + ": checksum " + crc + ", the manifest records " + tokens_crc32_ +
-                      " (the token file is damaged); prepare the store again");
-    }
-  }
+  check_recorded_crc32(tokens_path_, tokens.data, tokens.size, tokens_crc32_, "the token file");
   std::vector<int32_t> block;
   constexpr int64_t kBlock = int64_t{1} << 20;
   for (int64_t begin = 0; begin < tokens_; begin += kBlock) {

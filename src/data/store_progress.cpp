@@ -132,15 +132,24 @@ nlohmann::json read_json_file(const fs::path& path) {
   }
 }
 
+namespace {
+
+/// What the progress file and the manifest both begin with: format, version and identity.
+nlohmann::json store_header(const char* format, const StoreIdentity& id) {
+  return {{"format", format},
+          {"version", 1},
+          {"tokenizer", id.tokenizer},
+          {"token_bytes", id.token_bytes},
+          {"sentences", "line"},
+          {"sources", id.sources},
+          {"reading", id.reading},
+          {"splits", nlohmann::json::object()}};
+}
+
+}  // namespace
+
 nlohmann::json progress_json(const StoreProgress& p) {
-  nlohmann::json j = {{"format", kProgressFormat},
-                      {"version", 1},
-                      {"tokenizer", p.identity.tokenizer},
-                      {"token_bytes", p.identity.token_bytes},
-                      {"sentences", "line"},
-                      {"sources", p.identity.sources},
-                      {"reading", p.identity.reading},
-                      {"splits", nlohmann::json::object()}};
+  nlohmann::json j = store_header(kProgressFormat, p.identity);
   for (const auto& [name, split] : p.splits) {
     auto shards = nlohmann::json::array();
     for (size_t i = 0; i < split.shards.size(); ++i) {
@@ -186,14 +195,7 @@ StoreProgress parse_progress(const nlohmann::json& j, const std::string& path) {
 }
 
 nlohmann::json manifest_json(const StoreProgress& p) {
-  nlohmann::json j = {{"format", kStoreFormat},
-                      {"version", 1},
-                      {"tokenizer", p.identity.tokenizer},
-                      {"token_bytes", p.identity.token_bytes},
-                      {"sentences", "line"},
-                      {"sources", p.identity.sources},
-                      {"reading", p.identity.reading},
-                      {"splits", nlohmann::json::object()}};
+  nlohmann::json j = store_header(kStoreFormat, p.identity);
   for (const auto& [name, split] : p.splits) {
     int64_t documents = 0, sentences = 0, tokens = 0;
     auto shards = nlohmann::json::array();

@@ -1,7 +1,5 @@
 #include "store_tokenizing.h"
 
-#include "mlm/text/sentence_split.h"
-
 namespace mlm::data::store_detail {
 namespace {
 
@@ -13,19 +11,6 @@ constexpr size_t kStoreMaxBytesInFlight = 64u << 20;
 
 }  // namespace
 
-void encode_document_sentences(const text::Tokenizer& tokenizer, const std::string& text,
-                               TokenizedDocument& doc) {
-  doc.ids.clear();
-  doc.sentence_ends.clear();
-  std::vector<int32_t> sentence;
-  for (const auto line : text::split_sentences(text)) {
-    tokenizer.encode(line, sentence);
-    if (sentence.empty()) continue;
-    doc.ids.insert(doc.ids.end(), sentence.begin(), sentence.end());
-    doc.sentence_ends.push_back(static_cast<int64_t>(doc.ids.size()));
-  }
-}
-
 OrderedTokenizer::OrderedTokenizer(StreamOptions stream, StreamCursor from,
                                    const text::Tokenizer& tokenizer, int workers)
     : stream_([&] {
@@ -35,19 +20,14 @@ OrderedTokenizer::OrderedTokenizer(StreamOptions stream, StreamCursor from,
       }()),
       num_files_(static_cast<int64_t>(stream.files.size())),
       tokenizer_(tokenizer),
-      max_in_flight_(2 * static_cast<size_t>(std::max(1, workers)) + 2) {
-  threads_.emplace_back([this] { reader_loop(); });
-  for (int i = 0; i < std::max(1, workers); ++i) threads_.emplace_back([this] { worker_loop(); });
-}
-
-OrderedTokenizer::~OrderedTokenizer() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  changed_.notify_all();
-  for (auto& t : threads_) t.join();
-}
+      batches_(std::max(1, workers), {kStoreMaxBytesInFlight, 2 * static_cast<size_t>(std::max(1, workers)) + 2},
+               [this] {
+                 Batch batch = read_batch();
+                 const size_t bytes = batch.bytes;
+                 const bool last = batch.last;
+                 return OrderedWorkers<Batch>::Read{std::move(batch), bytes, last};
+               },
+               [this](Batch& batch) { tokenize(batch); }) {}
 
 OrderedTokenizer::Batch OrderedTokenizer::read_batch() {
   Batch batch;
@@ -82,7 +62,7 @@ void OrderedTokenizer::tokenize(Batch& batch) const {
   if (batch.error) return;
   try {
     for (size_t i = 0; i < batch.texts.size(); ++i) {
-      encode_document_sentences(tokenizer_, batch.texts[i], batch.out.docs[i]);
+      encode_sentences(tokenizer_, batch.texts[i], batch.out.docs[i]);
       std::string().swap(batch.texts[i]);
     }
   } catch (...) {
@@ -90,52 +70,9 @@ void OrderedTokenizer::tokenize(Batch& batch) const {
   }
 }
 
-void OrderedTokenizer::reader_loop() {
-  for (;;) {
-    Batch batch = read_batch();
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] {
-      return stop_ || (bytes_in_flight_ < kStoreMaxBytesInFlight && next_number_ - wanted_ < max_in_flight_);
-    });
-    if (stop_) return;
-    batch.number = next_number_++;
-    bytes_in_flight_ += batch.bytes;
-    const bool last = batch.last;
-    todo_.push_back(std::move(batch));
-    changed_.notify_all();
-    if (last) return;
-  }
-}
-
-void OrderedTokenizer::worker_loop() {
-  for (;;) {
-    Batch batch;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return stop_ || !todo_.empty(); });
-      if (stop_) return;
-      batch = std::move(todo_.front());
-      todo_.pop_front();
-    }
-    tokenize(batch);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_.emplace(batch.number, std::move(batch));
-    }
-    changed_.notify_all();
-  }
-}
-
 bool OrderedTokenizer::next(DocumentBatch& out) {
   if (finished_) return false;
-  Batch batch;
-  {
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return done_.count(wanted_) > 0; });
-    batch = std::move(done_.extract(wanted_++).mapped());
-    bytes_in_flight_ -= batch.bytes;
-  }
-  changed_.notify_all();
+  Batch batch = batches_.take();
   if (batch.error) {
     finished_ = true;
     std::rethrow_exception(batch.error);

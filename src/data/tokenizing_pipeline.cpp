@@ -14,8 +14,9 @@ constexpr size_t kBatchDocuments = 1024;
 constexpr size_t kMaxBytesInFlight = 32u << 20;
 size_t max_batches_in_flight(int workers) { return 2 * static_cast<size_t>(workers) + 2; }
 
-void encode_sentences(const text::Tokenizer& tokenizer, const std::string& text,
-                      TokenizedDocument& doc) {
+}  // namespace
+
+void encode_sentences(const text::Tokenizer& tokenizer, const std::string& text, TokenizedDocument& doc) {
   doc.ids.clear();
   doc.sentence_ends.clear();
   std::vector<int32_t> sentence;
@@ -27,26 +28,13 @@ void encode_sentences(const text::Tokenizer& tokenizer, const std::string& text,
   }
 }
 
-}  // namespace
-
 TokenizingPipeline::TokenizingPipeline(DocumentStream stream, const text::Tokenizer& tokenizer,
                                        int num_workers, bool keep_sentences)
-    : stream_(std::move(stream)), tokenizer_(tokenizer), num_workers_(num_workers),
-      keep_sentences_(keep_sentences) {
-  if (num_workers_ > 0) {
-    threads_.emplace_back([this] { reader_loop(); });
-    for (int i = 0; i < num_workers_; ++i) threads_.emplace_back([this] { worker_loop(); });
-  }
-}
+    : stream_(std::move(stream)), tokenizer_(tokenizer), keep_sentences_(keep_sentences),
+      batches_(num_workers, {kMaxBytesInFlight, max_batches_in_flight(num_workers)}, [this] { return read(); },
+               [this](Batch& batch) { tokenize(batch); }) {}
 
-TokenizingPipeline::~TokenizingPipeline() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  changed_.notify_all();
-  for (auto& t : threads_) t.join();
-}
+TokenizingPipeline::~TokenizingPipeline() = default;
 
 TokenizingPipeline::Batch TokenizingPipeline::read_batch() {
   Batch batch;
@@ -92,42 +80,15 @@ void TokenizingPipeline::tokenize(Batch& batch) const {
   }
 }
 
-void TokenizingPipeline::reader_loop() {
-  for (;;) {
-    Batch batch = read_batch();
-    std::unique_lock<std::mutex> lock(mutex_);
+OrderedWorkers<TokenizingPipeline::Batch>::Read TokenizingPipeline::read() {
+  Batch batch = read_batch();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
     counters_ = stream_.counters();
-    changed_.wait(lock, [&] {
-      return stop_ || (bytes_in_flight_ < kMaxBytesInFlight &&
-                       next_number_ - wanted_ < max_batches_in_flight(num_workers_));
-    });
-    if (stop_) return;
-    batch.number = next_number_++;
-    bytes_in_flight_ += batch.bytes;
-    const bool last = batch.last;
-    todo_.push_back(std::move(batch));
-    changed_.notify_all();
-    if (last) return;
   }
-}
-
-void TokenizingPipeline::worker_loop() {
-  for (;;) {
-    Batch batch;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return stop_ || !todo_.empty(); });
-      if (stop_) return;
-      batch = std::move(todo_.front());
-      todo_.pop_front();
-    }
-    tokenize(batch);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_.emplace(batch.number, std::move(batch));
-    }
-    changed_.notify_all();
-  }
+  const size_t bytes = batch.bytes;
+  const bool last = batch.last;
+  return {std::move(batch), bytes, last};
 }
 
 StreamEvent TokenizingPipeline::next(TokenizedDocument& doc) {
@@ -145,18 +106,7 @@ StreamEvent TokenizingPipeline::next(TokenizedDocument& doc) {
       return item.event;
     }
     if (finished_) return StreamEvent::end_of_stream;
-    if (num_workers_ == 0) {
-      current_ = read_batch();
-      tokenize(current_);
-      counters_ = stream_.counters();
-    } else {
-      std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return done_.count(wanted_) > 0; });
-      auto node = done_.extract(wanted_++);
-      current_ = std::move(node.mapped());
-      bytes_in_flight_ -= current_.bytes;
-      changed_.notify_all();
-    }
+    current_ = batches_.take();
     current_item_ = 0;
     if (current_.error) {
       failed_ = current_.error;

@@ -5,17 +5,15 @@
 // of batches in flight. With num_workers == 0 everything runs on the caller's thread.
 // With sentences kept, each sentence (text/sentence_split.h: a line) is encoded on its own
 // and the document carries where each ends; otherwise the document is encoded whole.
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <exception>
-#include <map>
 #include <mutex>
-#include <thread>
+#include <string>
 #include <vector>
 
 #include "mlm/data/document_stream.h"
 #include "mlm/text/tokenizer.h"
+#include "mlm/util/ordered_workers.h"
 
 namespace mlm::data {
 
@@ -27,6 +25,11 @@ struct TokenizedDocument {
   int64_t epoch = 0;
   StreamCursor start, end;
 };
+
+/// Encodes `text` sentence by sentence (text/sentence_split.h: a line), into doc.ids and
+/// doc.sentence_ends; sentences without tokens are left out. The prepared store cuts its
+/// documents with the same function.
+void encode_sentences(const text::Tokenizer& tokenizer, const std::string& text, TokenizedDocument& doc);
 
 class TokenizingPipeline {
  public:
@@ -49,7 +52,6 @@ class TokenizingPipeline {
     TokenizedDocument doc;
   };
   struct Batch {
-    uint64_t number = 0;
     std::vector<Item> items;
     size_t bytes = 0;
     bool last = false;
@@ -57,31 +59,22 @@ class TokenizingPipeline {
   };
 
   Batch read_batch();
+  OrderedWorkers<Batch>::Read read();  // on the reader thread
   void tokenize(Batch& batch) const;
-  void reader_loop();
-  void worker_loop();
 
   DocumentStream stream_;
   const text::Tokenizer& tokenizer_;
-  const int num_workers_;
   const bool keep_sentences_;
 
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<Batch> todo_;          // read, waiting for a worker
-  std::map<uint64_t, Batch> done_;  // tokenized, waiting for their turn
-  size_t bytes_in_flight_ = 0;
-  bool stop_ = false;
-  uint64_t next_number_ = 0;        // reader side
-  uint64_t wanted_ = 0;             // consumer side
-  text::ReaderCounters counters_;   // copied from the stream by the reader thread
+  mutable std::mutex mutex_;        // guards counters_ and documents_
+  text::ReaderCounters counters_;   // copied from the stream by the reader
   int64_t documents_ = 0;
 
   Batch current_;
   size_t current_item_ = 0;
   bool finished_ = false;
   std::exception_ptr failed_;  // an error, rethrown by every later next()
-  std::vector<std::thread> threads_;
+  OrderedWorkers<Batch> batches_;  // last: its threads use the members above
 };
 
 }  // namespace mlm::data
