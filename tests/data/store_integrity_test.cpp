@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "mlm/data/prepared_split.h"
-#include "mlm/data/prepared_store.h"
-#include "mlm/data/store_checksum.h"
-#include "mlm/data/store_verify.h"
-#include "mlm/data/store_writer.h"
+#include "mlm/data/store/prepared_split.h"
+#include "mlm/data/store/prepared_store.h"
+#include "mlm/data/store/store_checksum.h"
+#include "mlm/data/store/store_verify.h"
+#include "mlm/data/store/store_writer.h"
 #include "mlm/util/errors.h"
 #include "text/tokenizer_fixture.h"
 

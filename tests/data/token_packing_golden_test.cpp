@@ -5,7 +5,7 @@
 // training or the fixture corpus) re-pins them, a change of the packer must not.
 #include <gtest/gtest.h>
 
-#include "mlm/data/streaming_dataset.h"
+#include "mlm/data/stream/streaming_dataset.h"
 #include "mlm/util/fnv1a.h"
 #include "text/tokenizer_fixture.h"
 

@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "mlm/data/prepared_split.h"
-#include "mlm/data/prepared_store.h"
-#include "mlm/data/store_verify.h"
+#include "mlm/data/store/prepared_split.h"
+#include "mlm/data/store/prepared_store.h"
+#include "mlm/data/store/store_verify.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"

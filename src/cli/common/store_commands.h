@@ -2,7 +2,7 @@
 // The commands behind `mlm-data prepare` and `mlm-data verify`: torch-free, so mlm-data links
 // only the stages it uses (util, config, text, data, masking).
 #include "mlm/config/run_config.h"
-#include "mlm/data/store_writer.h"
+#include "mlm/data/store/store_writer.h"
 
 namespace mlm::cli {
 
