@@ -12,6 +12,7 @@
 
 #include "mlm/data/store/prepared_split.h"
 #include "mlm/data/store/prepared_store.h"
+#include "mlm/data/store/sequence_table.h"
 #include "mlm/data/store/store_checksum.h"
 #include "mlm/data/store/store_verify.h"
 #include "mlm/data/store/store_writer.h"
@@ -206,13 +207,20 @@ TEST_F(StoreIntegrity, AStoreWithoutChecksumsLoadsAndItsStructureIsChecked) {
   EXPECT_TRUE(check.damaged.empty()) << ::testing::PrintToString(check.damaged);
   EXPECT_FALSE(check.checksums);
 
-  // Without a checksum, a table's entries are checked against the store: random entries are
-  // named with their byte offset and the table rebuilt.
+  // Without a checksum, a table's header and entries are checked against the store: random
+  // bytes are named (entries with their byte offset) and the table rebuilt.
   const std::string sound = read_bytes(table_);
-  randomize(table_, 128);
-  expect_damaged(table_, "byte offset ");
-  EXPECT_EQ(read_all(PreparedSplit(config_, fixture_tokenizer(), Split::train)), want);
-  EXPECT_EQ(read_bytes(table_), sound);
+  const auto settings = SequenceTable::file_settings(table_);
+  ASSERT_TRUE(settings.has_value());
+  const PreparedStore train(store().string(), Split::train);
+  for (const size_t from : {size_t{0}, size_t{128}}) {
+    randomize(table_, from);
+    expect_damaged(table_, from == 0 ? "not a sequence table" : "byte offset ");
+    // What a run opening the split meets: damage named (then logged, and the table rebuilt).
+    EXPECT_THROW(SequenceTable::load(table_, fingerprint, *settings, train), DataError);
+    EXPECT_EQ(read_all(PreparedSplit(config_, fixture_tokenizer(), Split::train)), want);
+    EXPECT_EQ(read_bytes(table_), sound);
+  }
 
   // An index whose sentence ends go backwards: named with the offset of the bad entry.
   const fs::path index = store() / "train" / "000000.index";

@@ -90,7 +90,11 @@ std::unique_ptr<SequenceTable> SequenceTable::load(const std::string& path, cons
   };
   stf::Header h{};
   in.read(reinterpret_cast<char*>(&h), sizeof h);
-  if (!in || std::memcmp(h.magic, stf::kMagic, 8) != 0) return not_this_table("not a sequence table");
+  // A file at a table's path without the magic is damage, whether or not it is recorded
+  // (a table of another store or settings has the magic).
+  if (!in || std::memcmp(h.magic, stf::kMagic, 8) != 0) {
+    throw DataError(path + ": not a sequence table (no table magic; a damaged sequence table)");
+  }
   const stf::Header want = stf::make_header(fingerprint, settings);
   if (std::memcmp(h.fingerprint, want.fingerprint, 16) != 0 || h.seq_len != want.seq_len ||
       h.packing != want.packing || h.cross_documents != want.cross_documents ||

@@ -70,10 +70,10 @@ class SequenceTable {
                                const TableSettings& settings);
   /// The table saved at `path` for the store `fingerprint` with these settings; null when
   /// the file is missing or written for another store or settings (then rebuild). DataError
-  /// naming the file (and the byte offset of the first bad entry) when it is damaged: its
-  /// checksum differs from the one the manifest records, its header does not match though
-  /// the manifest records it, or its entries do not fit the store (out of the shards' bounds
-  /// or out of order). Counts the bytes read in the store's bytes_read.
+  /// naming the file (and the byte offset of the first bad entry) when it is damaged: no
+  /// table magic, a checksum other than the one the manifest records, a header of other
+  /// settings though the manifest records it, or entries that do not fit the store (out of
+  /// the shards' bounds or out of order). Counts the bytes read in the store's bytes_read.
   static std::unique_ptr<SequenceTable> load(const std::string& path, const std::string& fingerprint,
                                              const TableSettings& settings, const PreparedStore& store);
   /// The settings a table file's header names; nullopt when it is not a sequence table.
