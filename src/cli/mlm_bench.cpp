@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common/cli_app.h"
+#include "cli/common/libtorch_runtime.h"
 #include "mlm/train/app/bench/bench_runner.h"
 
 namespace {
@@ -102,5 +103,5 @@ int main(int argc, char** argv) {
                        "Record the timed steps with LibTorch's profiler into this Chrome trace "
                        "(per-operator self times: scripts/profile_ops.py); the steps run slower");
       },
-      [&] { return run(options); });
+      [&] { return run(options); }, mlm::cli::libtorch_runtime());
 }

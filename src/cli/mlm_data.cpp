@@ -4,7 +4,8 @@
 // mask throughput (a prepared store: read + pack + mask), with the start-up time, the bytes
 // this rank read and its peak memory. `--from-checkpoint DIR` starts where that checkpoint's
 // run resumes (the rank's saved data position). `prepare` tokenizes the corpus once into a
-// prepared store (data.store).
+// prepared store (data.store); `verify` reads every byte of the stores a config names and
+// names each damaged file.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,9 +13,9 @@
 #include <optional>
 
 #include "cli/common/cli_app.h"
+#include "cli/common/store_commands.h"
 #include "mlm/masking/batch_stream.h"
 #include "mlm/text/tokenizer.h"
-#include "mlm/train/app/prepare_command.h"
 #include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
@@ -184,6 +185,7 @@ int main(int argc, char** argv) {
   Options options;
   mlm::data::PrepareOptions prepare;
   CLI::App* prepare_app = nullptr;
+  CLI::App* verify_app = nullptr;
   return mlm::cli::run_main(
       "mlm-data", "Print collated, masked batches of a split, or measure data throughput", argc, argv,
       [&](CLI::App& app) {
@@ -196,6 +198,9 @@ int main(int argc, char** argv) {
             ->capture_default_str();
         prepare_app->add_flag("--overwrite", prepare.overwrite,
                                   "Delete the store's own files first (a complete store too)");
+        verify_app = app.add_subcommand(
+            "verify", "Read every byte of the prepared store(s) the config names and name each damaged file");
+        verify_app->fallthrough();
         app.add_option("--split", options.split, "train or valid")->capture_default_str();
         app.add_option("--batches", options.batches, "Batches to print")->capture_default_str();
         app.add_flag("--json", options.json, "One JSON object per batch");
@@ -211,8 +216,9 @@ int main(int argc, char** argv) {
             ->capture_default_str();
       },
       [&] {
-        if (!prepare_app->parsed()) return run(options);
+        if (!prepare_app->parsed() && !verify_app->parsed()) return run(options);
         mlm::config::RunConfig config;
-        return options.config.load(config) ? mlm::train::prepare_command(config, prepare) : 0;
+        if (!options.config.load(config)) return 0;
+        return prepare_app->parsed() ? mlm::cli::prepare_command(config, prepare) : mlm::cli::verify_command(config);
       });
 }

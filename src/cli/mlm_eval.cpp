@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/common/cli_app.h"
+#include "cli/common/libtorch_runtime.h"
 #include "mlm/train/app/commands.h"
 #include "mlm/util/errors.h"
 
@@ -54,5 +55,6 @@ int main(int argc, char** argv) {
           }
         }
         return mlm::kExitOk;
-      });
+      },
+      mlm::cli::libtorch_runtime());
 }

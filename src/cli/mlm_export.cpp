@@ -1,5 +1,6 @@
 // mlm-export: a checkpoint directory -> a Hugging Face model directory.
 #include "cli/common/cli_app.h"
+#include "cli/common/libtorch_runtime.h"
 #include "mlm/train/app/commands.h"
 
 int main(int argc, char** argv) {
@@ -24,5 +25,6 @@ int main(int argc, char** argv) {
                                       weights == "bin" ? mlm::model::WeightFormat::bin
                                                        : mlm::model::WeightFormat::safetensors);
         return 0;
-      });
+      },
+      mlm::cli::libtorch_runtime());
 }

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/common/cli_app.h"
+#include "cli/common/libtorch_runtime.h"
 #include "mlm/train/app/commands.h"
 #include "mlm/util/errors.h"
 
@@ -46,5 +47,6 @@ int main(int argc, char** argv) {
           }
         }
         return mlm::kExitOk;
-      });
+      },
+      mlm::cli::libtorch_runtime());
 }

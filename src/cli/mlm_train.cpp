@@ -3,6 +3,7 @@
 // Exit codes: 0 done, 1 runtime failure, 2 bad usage/config, 130/143 stopped by
 // SIGINT/SIGTERM after writing a checkpoint.
 #include "cli/common/cli_app.h"
+#include "cli/common/libtorch_runtime.h"
 #include "mlm/train/app/commands.h"
 #include "mlm/util/errors.h"
 
@@ -23,5 +24,6 @@ int main(int argc, char** argv) {
         mlm::config::RunConfig config;
         if (!config_options.load(config)) return mlm::kExitOk;  // --print-config
         return mlm::train::run_training(config, resume);
-      });
+      },
+      mlm::cli::libtorch_runtime());
 }

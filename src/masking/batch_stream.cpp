@@ -1,5 +1,7 @@
 #include "mlm/masking/batch_stream.h"
 
+#include "mlm/data/open_sequences.h"
+
 namespace mlm::masking {
 
 int64_t batch_size_for(const config::RunConfig& config, data::Split split) {

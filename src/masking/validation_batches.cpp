@@ -1,6 +1,6 @@
 #include "mlm/masking/validation_batches.h"
 
-#include "mlm/data/sequence_source.h"
+#include "mlm/data/open_sequences.h"
 #include "mlm/masking/batch_stream.h"
 #include "mlm/util/elapsed.h"
 #include "mlm/util/logging.h"

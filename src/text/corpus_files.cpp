@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "mlm/util/errors.h"
+#include "mlm/util/fnv1a.h"
 #include "mlm/util/logging.h"
 
 namespace mlm::text {
@@ -114,14 +115,9 @@ std::vector<CorpusFile> resolve_corpus(const std::vector<std::string>& patterns,
 }
 
 uint64_t corpus_fingerprint(const std::vector<CorpusFile>& files) {
-  uint64_t h = 1469598103934665603ull;
-  for (const auto& f : files) {
-    for (char c : f.path + '\n') {
-      h ^= static_cast<unsigned char>(c);
-      h *= 1099511628211ull;
-    }
-  }
-  return h;
+  Fnv1a hash;
+  for (const auto& f : files) hash.mix(f.path).mix("\n");
+  return hash.value();
 }
 
 }  // namespace mlm::text

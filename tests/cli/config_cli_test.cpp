@@ -10,6 +10,7 @@
 #include "cli/cli_run.h"
 #include "config/config_test_util.h"
 #include "mlm/test_paths.h"
+#include "mlm/version.h"
 
 namespace mlm::cli {
 namespace {
@@ -152,7 +153,7 @@ TEST(ConfigCli, VersionNamesTheLibTorchAndCudaOfTheBuild) {
   std::istringstream versions(testing::slurp(versions_file));
   std::string torch_version, cuda_version;
   versions >> torch_version >> cuda_version;
-  for (const char* tool : {"mlm-train", "mlm-eval", "mlm-export", "mlm-tokenizer", "mlm-data", "mlm-bench"}) {
+  for (const char* tool : {"mlm-train", "mlm-eval", "mlm-export", "mlm-fill", "mlm-bench"}) {
     const CliRun run = run_tool(tool, dir, {"--version"}, false);
     EXPECT_EQ(run.exit_code, 0) << tool << ": " << run.err;
     EXPECT_NE(run.out.find(std::string(tool) + " "), std::string::npos) << run.out;
@@ -161,6 +162,12 @@ TEST(ConfigCli, VersionNamesTheLibTorchAndCudaOfTheBuild) {
     // "CUDA 13.0.88" for the toolkit of torch's CUDA 13.0; "CUDA none" for a CPU LibTorch.
     EXPECT_NE(run.out.find("CUDA " + cuda_version), std::string::npos)
         << tool << ": " << run.out << " (torch's CUDA " << cuda_version << ")";
+  }
+  // The data tools link no LibTorch (tests/build/no_libtorch_test.sh), and say so.
+  for (const char* tool : {"mlm-tokenizer", "mlm-data"}) {
+    const CliRun run = run_tool(tool, dir, {"--version"}, false);
+    EXPECT_EQ(run.exit_code, 0) << tool << ": " << run.err;
+    EXPECT_EQ(run.out, std::string(tool) + " " + MLM_VERSION + " (no LibTorch)\n") << tool;
   }
 }
 

@@ -114,6 +114,35 @@ TEST(PrepareCli, CompleteStoreOfAnotherTokenizerIsRefusedUntilOverwrite) {
   EXPECT_EQ(nlohmann::json::parse(overwritten.out)["already_prepared"], false);
 }
 
+TEST(PrepareCli, VerifyPassesASoundStoreAndNamesADamagedTableWithExitCode2) {
+  TempDir dir;
+  const std::string store = (dir.path() / "store").string();
+  const auto config = write_config(dir);
+  ASSERT_EQ(prepare(dir, {"--config", config, "--set", "data.store=" + store}).exit_code, 0);
+  const auto verify = [&] {
+    return run_tool("mlm-data", dir, {"verify", "--config", config, "--set", "data.store=" + store}, true);
+  };
+  const CliRun sound = verify();
+  ASSERT_EQ(sound.exit_code, 0) << sound.err;
+  const auto summary = nlohmann::json::parse(sound.out);
+  EXPECT_EQ(summary["sound"], true) << sound.out;
+  EXPECT_EQ(summary["checksums"], true) << sound.out;
+
+  // The sequence table overwritten with random bytes of the same size.
+  const auto manifest = nlohmann::json::parse(std::ifstream(fs::path(store) / "manifest.json"));
+  ASSERT_FALSE(manifest["tables"].empty());
+  const fs::path table = fs::path(store) / manifest["tables"].begin().key();
+  std::string bytes(fs::file_size(table), '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 2654435761u) >> 13);
+  std::ofstream(table, std::ios::binary | std::ios::trunc) << bytes;
+  const CliRun damaged = verify();
+  EXPECT_EQ(damaged.exit_code, 2) << damaged.err;
+  const auto lines = non_info_lines(damaged.err);
+  ASSERT_EQ(lines.size(), 1u) << damaged.err;
+  EXPECT_NE(lines[0].find("mlm-data: data error: " + table.string() + ": "), std::string::npos) << lines[0];
+  EXPECT_EQ(nlohmann::json::parse(damaged.out)["sound"], false) << damaged.out;
+}
+
 TEST(PrepareCli, HelpNamesTheOptions) {
   TempDir dir;
   const CliRun run = prepare(dir, {"--help"});

@@ -9,8 +9,8 @@
 
 #include "data/sentence_corpus.h"
 #include "data/store_fixture.h"
-#include "mlm/data/prepared_dataset.h"
-#include "mlm/data/streaming_dataset.h"
+#include "mlm/data/store/prepared_dataset.h"
+#include "mlm/data/stream/streaming_dataset.h"
 #include "text/tokenizer_fixture.h"
 
 namespace mlm::data::document_starts_test {

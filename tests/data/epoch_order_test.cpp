@@ -5,7 +5,7 @@
 #include <set>
 #include <vector>
 
-#include "mlm/data/epoch_order.h"
+#include "mlm/data/store/epoch_order.h"
 #include "mlm/data/index_permutation.h"
 
 namespace mlm::data::epoch_order_test {

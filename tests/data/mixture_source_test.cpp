@@ -8,9 +8,9 @@
 #include <fstream>
 #include <set>
 
-#include "mlm/data/mixture_source.h"
+#include "mlm/data/mixture/mixture_source.h"
 #include "mlm/data/seeded_random.h"
-#include "mlm/data/streaming_dataset.h"
+#include "mlm/data/stream/streaming_dataset.h"
 #include "mlm/util/errors.h"
 #include "text/tokenizer_fixture.h"
 

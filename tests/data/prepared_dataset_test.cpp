@@ -13,7 +13,7 @@
 
 #include "data/sentence_corpus.h"
 #include "data/store_fixture.h"
-#include "mlm/data/prepared_dataset.h"
+#include "mlm/data/store/prepared_dataset.h"
 #include "mlm/util/errors.h"
 #include "text/tokenizer_fixture.h"
 

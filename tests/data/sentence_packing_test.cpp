@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "data/sentence_corpus.h"
-#include "mlm/data/streaming_dataset.h"
+#include "mlm/data/stream/streaming_dataset.h"
 #include "text/tokenizer_fixture.h"
 
 // A named namespace, not an anonymous one: the unity build compiles this file together with

@@ -8,9 +8,9 @@
 
 #include "data/sentence_corpus.h"
 #include "data/store_fixture.h"
-#include "mlm/data/prepared_dataset.h"
-#include "mlm/data/sequence_table.h"
-#include "mlm/data/streaming_dataset.h"
+#include "mlm/data/store/prepared_dataset.h"
+#include "mlm/data/store/sequence_table.h"
+#include "mlm/data/stream/streaming_dataset.h"
 #include "mlm/util/errors.h"
 #include "text/tokenizer_fixture.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Writes a prepared token store (layout: include/mlm/data/prepared_store.h) from token arrays,
+// Writes a prepared token store (layout: include/mlm/data/store/prepared_store.h) from token arrays,
 // for the tests of what reads one; the production writer is `mlm-data prepare`. A document is
 // a list of sentences, a sentence a list of ids (non-empty). With `sparse_tokens` the .tokens
 // files are only sized (holes read as zeros), for benchmarks of what reads the index alone.
@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mlm/data/prepared_store.h"
+#include "mlm/data/store/prepared_store.h"
 
 namespace mlm::testing {
 

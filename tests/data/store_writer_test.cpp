@@ -1,4 +1,4 @@
-// prepare_store (mlm/data/store_writer.h): the store holds exactly the documents, sentences
+// prepare_store (mlm/data/store/store_writer.h): the store holds exactly the documents, sentences
 // and tokens the streaming path reads (train and held-out valid alike), does not depend on
 // the thread count, resumes after a stop (or a truncated shard, or a full disk) to the same
 // bytes, and refuses another tokenizer or changed sources.
@@ -11,9 +11,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "mlm/data/prepared_store.h"
-#include "mlm/data/store_writer.h"
-#include "mlm/data/tokenizing_pipeline.h"
+#include "mlm/data/store/prepared_store.h"
+#include "mlm/data/store/store_writer.h"
+#include "mlm/data/stream/tokenizing_pipeline.h"
 #include "mlm/util/errors.h"
 #include "text/tokenizer_fixture.h"
 

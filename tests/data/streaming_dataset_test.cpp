@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
-#include "mlm/data/document_stream.h"
-#include "mlm/data/streaming_dataset.h"
+#include "mlm/data/stream/document_stream.h"
+#include "mlm/data/stream/streaming_dataset.h"
 #include "mlm/text/sentence_split.h"
 #include "mlm/util/errors.h"
 #include "text/tokenizer_fixture.h"

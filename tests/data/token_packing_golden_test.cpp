@@ -5,7 +5,8 @@
 // training or the fixture corpus) re-pins them, a change of the packer must not.
 #include <gtest/gtest.h>
 
-#include "mlm/data/streaming_dataset.h"
+#include "mlm/data/stream/streaming_dataset.h"
+#include "mlm/util/fnv1a.h"
 #include "text/tokenizer_fixture.h"
 
 namespace mlm::data::token_packing {  // named: the tests share one unity build
@@ -13,13 +14,13 @@ namespace mlm::data::token_packing {  // named: the tests share one unity build
 using mlm::testing::corpus_path;
 using mlm::testing::fixture_tokenizer;
 
+/// util's FNV-1a over the little-endian bytes of 64-bit values.
 struct Fnv {
-  uint64_t h = 1469598103934665603ull;
+  Fnv1a hash;
   void add(uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (v >> (8 * i)) & 0xFF;
-      h *= 1099511628211ull;
-    }
+    char bytes[8];
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+    hash.mix(std::string_view(bytes, 8));
   }
 };
 
@@ -45,7 +46,7 @@ uint64_t stream_hash(config::Objective objective, bool cross_documents) {
     fnv.add(static_cast<uint64_t>(s.nsp_label));
     fnv.add(s.sample_id);
   }
-  return fnv.h;
+  return fnv.hash.value();
 }
 
 TEST(TokenPacking, ReproducesThePackerBeforeSentencePacking) {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "masking/masking_test_util.h"
-#include "mlm/data/streaming_dataset.h"
+#include "mlm/data/stream/streaming_dataset.h"
 #include "mlm/masking/masking_collator.h"
 #include "text/tokenizer_fixture.h"
 

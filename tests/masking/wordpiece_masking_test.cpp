@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "mlm/data/streaming_dataset.h"
+#include "mlm/data/stream/streaming_dataset.h"
 #include "mlm/masking/masking_collator.h"
 #include "text/wordpiece_fixture.h"
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/common/cli_app.h"
+#include "cli/common/libtorch_runtime.h"
 #include "mlm/config/validate.h"
 #include "mlm/train/loop/trainer.h"
 #include "mlm/util/errors.h"
@@ -38,5 +39,6 @@ int main(int argc, char** argv) {
         mlm::train::Trainer trainer(
             config, {resume, nullptr, mlm::train::testing::poison_gradient_at(first, last)});
         return trainer.run();
-      });
+      },
+      mlm::cli::libtorch_runtime());
 }

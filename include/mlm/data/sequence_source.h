@@ -1,7 +1,8 @@
 #pragma once
 // A split's packed sequences for one data-parallel rank, whatever they come from: the
-// streaming text path (streaming_dataset.h), a prepared token store (prepared_dataset.h) or
-// a weighted mixture of sources (mixture_source.h). The trainer, the evaluator, mlm-bench
+// streaming text path (stream/streaming_dataset.h), a prepared token store
+// (store/prepared_dataset.h) or a weighted mixture of sources (mixture/mixture_source.h);
+// open_sequences.h picks the one a configuration names. The trainer, the evaluator, mlm-bench
 // --data and mlm-data draw through this interface only, and a checkpoint stores each rank's
 // resume_state() as it is.
 #include <nlohmann/json.hpp>
@@ -45,7 +46,7 @@ class SequenceSource {
 };
 
 /// A split's whole global stream (every rank's sequences) by index: what a weighted mixture
-/// draws from (mixture_source.h). The streaming path reads its stream in order and skips
+/// draws from (mixture/mixture_source.h). The streaming path reads its stream in order and skips
 /// what is not asked for; a prepared store reads the asked sequence only.
 class IndexedSequences {
  public:
@@ -58,14 +59,5 @@ class IndexedSequences {
   virtual int64_t epoch() const = 0;
   virtual DataCounters counters() const = 0;
 };
-
-/// The sequences of `split` for rank `rank` of `world_size`, from the source the
-/// configuration names: data.sources (a mixture), a prepared store (data.format: prepared,
-/// or data.store holding a manifest), else the streaming text path. `resume` (null = the
-/// start) must be a resume_state() of the same kind of source, rank and world size.
-std::unique_ptr<SequenceSource> open_sequences(const config::RunConfig& config,
-                                               const text::Tokenizer& tokenizer, Split split,
-                                               int rank = 0, int world_size = 1,
-                                               const nlohmann::json* resume = nullptr);
 
 }  // namespace mlm::data

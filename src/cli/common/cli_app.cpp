@@ -1,7 +1,5 @@
 #include "cli/common/cli_app.h"
 
-#include <torch/version.h>
-
 #include <iostream>
 
 #include "mlm/config/config_loader.h"
@@ -31,11 +29,10 @@ bool ConfigOptions::load(config::RunConfig& out) const {
 }
 
 int run_main(const std::string& name, const std::string& description, int argc, char** argv,
-             const std::function<void(CLI::App&)>& add_options, const std::function<int()>& body) {
+             const std::function<void(CLI::App&)>& add_options, const std::function<int()>& body,
+             const std::string& runtime) {
   CLI::App app{description, name};
-  app.set_version_flag("--version",
-                       name + " " + MLM_VERSION + " (LibTorch " + TORCH_VERSION + ", CUDA " +
-                           MLM_CUDA_VERSION + ")");
+  app.set_version_flag("--version", name + " " + MLM_VERSION + " (" + runtime + ")");
   if (add_options) add_options(app);
   try {
     app.parse(argc, argv);

@@ -10,6 +10,7 @@
 #include "mlm/train/app/progress.h"
 #include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"
+#include "mlm/util/fnv1a.h"
 #include "mlm/util/logging.h"
 
 namespace mlm::train {

@@ -60,15 +60,4 @@ TrainerState TrainerState::load(const std::filesystem::path& path) {
   return from_json(json, path.string());
 }
 
-std::string fnv1a_hex(const std::string& bytes) {
-  uint64_t hash = 1469598103934665603ULL;
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 1099511628211ULL;
-  }
-  char out[17];
-  std::snprintf(out, sizeof(out), "%016llx", static_cast<unsigned long long>(hash));
-  return out;
-}
-
 }  // namespace mlm::train

@@ -33,7 +33,4 @@ struct TrainerState {
   static TrainerState load(const std::filesystem::path& path);
 };
 
-/// 16 hex digits of a 64-bit FNV-1a hash (config hashes; not cryptographic).
-std::string fnv1a_hex(const std::string& bytes);
-
 }  // namespace mlm::train

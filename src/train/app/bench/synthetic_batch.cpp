@@ -2,7 +2,9 @@
 
 #include <random>
 #include <string>
+#include <vector>
 
+#include "mlm/masking/masking_collator.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::train::bench {
@@ -37,32 +39,18 @@ masking::MaskedBatch make_synthetic_batch(int64_t batch, int64_t seq_len, int64_
                           std::to_string(seq_len) + ") must be positive",
                       batch <= 0 ? "train.micro_batch_size" : "data.seq_len");
   }
+  // Ids drawn here; selection and corruption by the real collator, as the pipeline's batches.
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<int64_t> ordinary(kFirstOrdinaryId, vocab_size - 1);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-
-  masking::MaskedBatch out;
-  out.batch_size = batch;
-  out.seq_len = seq_len;
-  const auto n = static_cast<size_t>(batch * seq_len);
-  out.input_ids.resize(n);
-  out.token_type_ids.assign(n, 0);
-  out.attention_mask.assign(n, 1);
-  out.labels.assign(n, -100);
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t id = ordinary(rng);
-    out.input_ids[i] = id;
-    if (unit(rng) >= masking.mlm_probability) continue;
-    out.labels[i] = id;
-    out.masked_positions.push_back(static_cast<int64_t>(i));
-    const double corruption = unit(rng);
-    if (corruption < masking.mask_replace_prob) {
-      out.input_ids[i] = text::SpecialIds{}.mask;
-    } else if (corruption < masking.mask_replace_prob + masking.random_replace_prob) {
-      out.input_ids[i] = ordinary(rng);
-    }
+  std::vector<data::PackedSequence> rows(static_cast<size_t>(batch));
+  for (size_t r = 0; r < rows.size(); ++r) {
+    auto& row = rows[r];
+    row.ids.resize(static_cast<size_t>(seq_len));
+    for (auto& id : row.ids) id = static_cast<int32_t>(ordinary(rng));
+    row.token_type_ids.assign(row.ids.size(), 0);
+    row.sample_id = r;
   }
-  return out;
+  return masking::MaskingCollator(masking, vocab, seq_len, config::Objective::mlm)(rows, seed);
 }
 
 }  // namespace mlm::train::bench

@@ -11,10 +11,12 @@
 namespace mlm::train::bench {
 
 /// [batch, seq_len] ids drawn uniformly from the non-special ids (>= 5, the fixed special
-/// ids of text::SpecialIds), no padding. Each position is selected independently with
-/// probability masking.mlm_probability (as the eager-PyTorch peer selects) and corrupted
-/// 80/10/10 by masking.mask_replace_prob / random_replace_prob. Deterministic from `seed`.
-/// Throws ConfigError when the vocabulary has no non-special id or the shape is empty.
+/// ids of text::SpecialIds), no padding, masked by the real collator
+/// (masking/masking_collator.h) with `masking` (strategy, count, cap, 80/10/10) and `seed`,
+/// row r as sample r: masked as the pipeline's batches are (the eager-PyTorch peer selects
+/// each position independently with mlm_probability: the same rate in expectation).
+/// Deterministic from `seed`. Throws ConfigError when the vocabulary has no non-special id,
+/// the shape is empty, or the masking settings are out of range.
 masking::MaskedBatch make_synthetic_batch(int64_t batch, int64_t seq_len, int64_t vocab_size,
                                           const config::MaskingConfig& masking, uint64_t seed);
 

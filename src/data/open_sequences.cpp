@@ -1,0 +1,54 @@
+#include "mlm/data/open_sequences.h"
+
+#include "mlm/data/mixture/mixture_source.h"
+#include "mlm/data/store/prepared_dataset.h"
+#include "mlm/data/stream/streaming_dataset.h"
+#include "mlm/util/errors.h"
+
+namespace mlm::data {
+namespace {
+
+// What kind of source the configuration reads, as resume_state() names it.
+std::string configured_kind(const config::RunConfig& config, Split split) {
+  // A mixture's valid split of data.valid_files is their text stream (mixture_source.h).
+  if (!config.data.sources.empty()) {
+    return split == Split::valid && !config.data.valid_files.empty() ? "text" : "mixture";
+  }
+  return config.data.store.empty() ? "text" : "prepared";
+}
+
+}  // namespace
+
+std::unique_ptr<SequenceSource> open_sequences(const config::RunConfig& config,
+                                               const text::Tokenizer& tokenizer, Split split,
+                                               int rank, int world_size,
+                                               const nlohmann::json* resume) {
+  const std::string kind = configured_kind(config, split);
+  if (resume != nullptr) {
+    // Positions written before sources had kinds are text-stream positions.
+    const std::string saved = resume->is_object() ? resume->value("kind", "text") : "text";
+    if (saved != kind) {
+      throw ConfigError("data: the saved data position belongs to a " + saved +
+                            " source, but this configuration reads a " + kind +
+                            " source; resume with the data configuration the run started with",
+                        "data");
+    }
+  }
+  if (kind == "mixture" || !config.data.sources.empty()) {
+    return open_mixture_sequences(config, tokenizer, split, rank, world_size, resume);
+  }
+  if (kind == "text") {
+    std::optional<DataPosition> position;
+    if (resume != nullptr) {
+      try {
+        position = DataPosition::from_json(*resume);
+      } catch (const DataError& e) {
+        throw CheckpointError(std::string("bad saved data position: ") + e.what());
+      }
+    }
+    return std::make_unique<StreamingDataset>(config, tokenizer, split, rank, world_size, position);
+  }
+  return std::make_unique<PreparedDataset>(config, tokenizer, split, rank, world_size, resume);
+}
+
+}  // namespace mlm::data

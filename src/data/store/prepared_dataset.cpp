@@ -1,0 +1,214 @@
+#include "mlm/data/store/prepared_dataset.h"
+
+#include <algorithm>
+
+#include "mlm/util/errors.h"
+#include "mlm/util/logging.h"
+
+namespace mlm::data {
+namespace prepared_dataset_detail {
+
+/// The sequences one rank takes per optimizer step: micro-batch x accumulation steps.
+int64_t rank_batch_of(const config::RunConfig& config) {
+  if (config.train.micro_batch_size < 1 || config.train.grad_accum_steps < 1) {
+    throw ConfigError("train.micro_batch_size (" + std::to_string(config.train.micro_batch_size) +
+                          ") and train.grad_accum_steps (" + std::to_string(config.train.grad_accum_steps) +
+                          ") must be at least 1",
+                      "train.micro_batch_size");
+  }
+  return config.train.micro_batch_size * config.train.grad_accum_steps;
+}
+
+/// The sequences of one optimizer step over all ranks: the order's global batch.
+int64_t global_batch_of(const config::RunConfig& config, int world_size) {
+  return world_size * rank_batch_of(config);
+}
+
+int64_t read_count(const nlohmann::json& state, const char* key) {
+  const auto it = state.find(key);
+  if (it == state.end() || !it->is_number_integer() || it->get<int64_t>() < 0) {
+    throw DataError(std::string("data position: missing or bad '") + key + "'");
+  }
+  return it->get<int64_t>();
+}
+
+void check_kind(const nlohmann::json& state, const char* want) {
+  if (!state.is_object() || state.value("kind", "") != want) {
+    throw ConfigError(std::string("data position is of kind ") +
+                          (state.is_object() && state.contains("kind") ? state["kind"].dump() : "unknown") +
+                          ", this run reads a prepared store (data.store): resume with the data source "
+                          "the checkpoint was saved with",
+                      "data.store");
+  }
+}
+
+void check_global_batch(const nlohmann::json& state, int64_t global_batch) {
+  if (read_count(state, "global_batch") != global_batch) {
+    throw ConfigError("data position was saved with a global batch (world size x "
+                      "train.micro_batch_size x train.grad_accum_steps) of " + state["global_batch"].dump() +
+                          ", this run has " +
+                          std::to_string(global_batch) + ": the order differs, so it cannot be resumed exactly",
+                      "train.micro_batch_size");
+  }
+}
+
+}  // namespace prepared_dataset_detail
+
+namespace pd = prepared_dataset_detail;
+
+PreparedDataset::PreparedDataset(const config::RunConfig& config, const text::Tokenizer& tokenizer, Split split,
+                                 int rank, int world_size, const nlohmann::json* resume)
+    : rank_(rank), world_size_(world_size) {
+  if (world_size < 1 || rank < 0 || rank >= world_size) {
+    throw ConfigError("data: rank " + std::to_string(rank) + " is not in [0, world size " +
+                      std::to_string(world_size) + ")");
+  }
+  split_ = std::make_unique<PreparedSplit>(config, tokenizer, split);
+  if (split == Split::train) {
+    rank_batch_ = pd::rank_batch_of(config);
+    global_batch_ = pd::global_batch_of(config, world_size);
+    order_.emplace(split_->size(),
+                   EpochOrder::block_sequences(config.data.seq_len, split_->token_bytes()),
+                   global_batch_, static_cast<uint64_t>(config.train.seed));
+  }
+  if (resume != nullptr) {
+    pd::check_kind(*resume, "prepared");
+    const int64_t saved_rank = pd::read_count(*resume, "rank");
+    const int64_t saved_world = pd::read_count(*resume, "world_size");
+    if (saved_rank != rank || saved_world != world_size) {
+      throw ConfigError("data position was saved by rank " + std::to_string(saved_rank) + " of " +
+                        std::to_string(saved_world) + ", cannot resume rank " + std::to_string(rank) +
+                        " of " + std::to_string(world_size) + " exactly (keep the world size when resuming)");
+    }
+    split_->check_identity(*resume);
+    if (split == Split::train) pd::check_global_batch(*resume, global_batch_);
+    const int64_t samples = pd::read_count(*resume, "samples");
+    taken_ = taken_before(samples);
+    // A rank's position sits just after one of its own sequences (or at the very start).
+    if (samples > 0 && global_index(taken_ - 1) != samples - 1) {
+      throw DataError("data position: samples " + std::to_string(samples) + " is not a position of rank " +
+                      std::to_string(rank) + " of " + std::to_string(world_size));
+    }
+    samples_ = samples;
+  }
+  log::info("data", "{} split from prepared store {}: rank {} of {}, epoch {}{}",
+            split == Split::train ? "train" : "valid", config.data.store, rank, world_size, epoch(),
+            resume ? ", resuming at global sequence " + std::to_string(samples_) : "");
+}
+
+int64_t PreparedDataset::global_index(int64_t k) const {
+  if (!order_) return k * world_size_ + rank_;
+  return (k / rank_batch_) * global_batch_ + rank_ * rank_batch_ + k % rank_batch_;
+}
+
+int64_t PreparedDataset::taken_before(int64_t samples) const {
+  if (!order_) return samples > rank_ ? (samples - rank_ - 1) / world_size_ + 1 : 0;
+  const int64_t in_last = std::clamp<int64_t>(samples % global_batch_ - rank_ * rank_batch_, 0, rank_batch_);
+  return (samples / global_batch_) * rank_batch_ + in_last;
+}
+
+bool PreparedDataset::next(PackedSequence& out) {
+  const int64_t g = global_index(taken_);
+  const int64_t size = split_->size();
+  int64_t sequence = g;
+  if (order_) {
+    sequence = order_->at(g / size, g % size);
+  } else if (g >= size) {
+    return false;
+  }
+  split_->read(sequence, static_cast<uint64_t>(g), out);
+  ++taken_;
+  samples_ = g + 1;
+  tokens_ += static_cast<int64_t>(out.ids.size());
+  return true;
+}
+
+nlohmann::json PreparedDataset::resume_state() const {
+  auto state = split_->identity();
+  state["kind"] = "prepared";
+  state["samples"] = samples_;
+  state["epoch"] = epoch();
+  state["rank"] = rank_;
+  state["world_size"] = world_size_;
+  if (order_) state["global_batch"] = global_batch_;
+  return state;
+}
+
+int64_t PreparedDataset::epoch() const {
+  return order_ ? global_index(taken_) / split_->size() : 0;
+}
+
+DataCounters PreparedDataset::counters() const {
+  DataCounters c;
+  c.sequences = taken_;
+  c.tokens = tokens_;
+  c.bytes_read = split_->store().bytes_read();
+  return c;
+}
+
+namespace prepared_dataset_detail {
+
+class PreparedIndexed : public IndexedSequences {
+ public:
+  PreparedIndexed(const config::RunConfig& config, const text::Tokenizer& tokenizer, Split split,
+                  const nlohmann::json* resume, int world_size)
+      : split_(config, tokenizer, split) {
+    if (world_size < 1) throw ConfigError("data: world size " + std::to_string(world_size) + " is below 1");
+    if (split == Split::train) {
+      global_batch_ = global_batch_of(config, world_size);
+      order_.emplace(split_.size(), EpochOrder::block_sequences(config.data.seq_len, split_.token_bytes()),
+                     global_batch_, static_cast<uint64_t>(config.train.seed));
+    }
+    if (resume != nullptr) {
+      check_kind(*resume, "prepared-indexed");
+      split_.check_identity(*resume);
+      if (order_) check_global_batch(*resume, global_batch_);
+      samples_ = read_count(*resume, "samples");
+    }
+  }
+
+  bool at(int64_t g, PackedSequence& out) override {
+    const int64_t size = split_.size();
+    if (g < 0) throw std::out_of_range("prepared indexed sequences: g " + std::to_string(g) + " < 0");
+    if (!order_ && g >= size) return false;
+    split_.read(order_ ? order_->at(g / size, g % size) : g, static_cast<uint64_t>(g), out);
+    samples_ = g + 1;
+    ++sequences_;
+    tokens_ += static_cast<int64_t>(out.ids.size());
+    return true;
+  }
+
+  nlohmann::json resume_state() const override {
+    auto state = split_.identity();
+    state["kind"] = "prepared-indexed";
+    state["samples"] = samples_;
+    if (order_) state["global_batch"] = global_batch_;
+    return state;
+  }
+
+  int64_t epoch() const override { return order_ ? samples_ / split_.size() : 0; }
+
+  DataCounters counters() const override {
+    DataCounters c;
+    c.sequences = sequences_;
+    c.tokens = tokens_;
+    c.bytes_read = split_.store().bytes_read();
+    return c;
+  }
+
+ private:
+  PreparedSplit split_;
+  std::optional<EpochOrder> order_;
+  int64_t global_batch_ = 1;
+  int64_t samples_ = 0, sequences_ = 0, tokens_ = 0;
+};
+
+}  // namespace prepared_dataset_detail
+
+std::unique_ptr<IndexedSequences> open_prepared_indexed(const config::RunConfig& config,
+                                                        const text::Tokenizer& tokenizer, Split split,
+                                                        const nlohmann::json* resume, int world_size) {
+  return std::make_unique<pd::PreparedIndexed>(config, tokenizer, split, resume, world_size);
+}
+
+}  // namespace mlm::data
