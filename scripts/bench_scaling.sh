@@ -38,6 +38,14 @@ bench="$build/mlm-bench"
 [[ -x "$bench" ]] || { echo "error: no $bench (build it: ninja -C $build mlm-bench)" >&2; exit 1; }
 echo "ModernBERT-base, $precision, $tokens tokens per step, CPU flags:" \
      "$(grep -o 'avx512_bf16\|amx_bf16\|avx512f\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ')"
+# One Markdown row from mlm-bench's JSON.
+read -r -d '' row <<'PY' || true
+import json, sys
+j = json.loads(sys.argv[1])
+split = f"{j['forward_s']:.2f} / {j['backward_s']:.2f} / {j['optimizer_s']:.2f}"
+print(f"| {j['threads']} | {j['seq_len']} | {j['batch']} | {j['tokens_per_s']:.0f} | {split} | "
+      f"{j['mfu']:.2f} | {j['peak_rss_mb'] / 1024:.1f} |")
+PY
 rows=()
 for threads in $thread_counts; do
   for seq in $seqs; do
@@ -47,11 +55,7 @@ for threads in $thread_counts; do
       train.micro_batch_size="$batch" train.grad_accum_steps=1 train.precision="$precision" \
       train.threads="$threads" train.device=cpu)
     echo "$json"
-    rows+=("$(python3 -c 'import json, sys
-j = json.loads(sys.argv[1])
-print(f"| {j[\"threads\"]} | {j[\"seq_len\"]} | {j[\"batch\"]} | {j[\"tokens_per_s\"]:.0f} | "
-      f"{j[\"forward_s\"]:.2f} / {j[\"backward_s\"]:.2f} / {j[\"optimizer_s\"]:.2f} | {j[\"mfu\"]:.2f} | "
-      f"{j[\"peak_rss_mb\"] / 1024:.1f} |")' "$json")")
+    rows+=("$(python3 -c "$row" "$json")")
   done
 done
 echo

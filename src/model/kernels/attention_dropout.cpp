@@ -50,24 +50,18 @@ void softmax_dropout_rows(const torch::Tensor& scores, const BiasRows& bias, int
     scalar_t* out = probs.data_ptr<scalar_t>();
     scalar_t* out_dropped = dropped.data_ptr<scalar_t>();
     at::parallel_for(0, rows, row_grain(keys), [&](int64_t begin, int64_t end) {
-      std::vector<float> e(static_cast<size_t>(keys)), d(static_cast<size_t>(keys));
+      std::vector<float> e(static_cast<size_t>(keys));
       for (int64_t row = begin; row < end; ++row) {
         const int64_t o = row * keys;
         const float* b = bias.at(row / (heads * queries), row % queries);
         load_row(in + o, e.data(), keys);
-        if (b) {
-          for (int64_t j = 0; j < keys; ++j) e[j] = e[j] * scale + b[j];
-        } else {
-          for (int64_t j = 0; j < keys; ++j) e[j] *= scale;
-        }
+        row_scale_add(e.data(), scale, b, keys);
         const float norm = 1.0f / row_exp_sum(e.data(), keys, row_max(e.data(), keys));
-        fill_keep_mask(kept + o, keys, static_cast<uint64_t>(o), seed, threshold);
-        for (int64_t j = 0; j < keys; ++j) {
-          e[j] *= norm;
-          d[j] = e[j] * (kept[o + j] ? inverse_keep : 0.0f);
-        }
+        row_scale_add(e.data(), norm, nullptr, keys);
         store_row(e.data(), out + o, keys);
-        store_row(d.data(), out_dropped + o, keys);
+        fill_keep_mask(kept + o, keys, static_cast<uint64_t>(o), seed, threshold);
+        row_keep_scale(e.data(), kept + o, inverse_keep, keys);
+        store_row(e.data(), out_dropped + o, keys);
       }
     });
   });
@@ -91,9 +85,8 @@ torch::Tensor softmax_dropout_backward(const torch::Tensor& probs, const torch::
         const int64_t o = row * keys;
         load_row(dpd + o, dp.data(), keys);
         load_row(prob + o, p32.data(), keys);
-        for (int64_t j = 0; j < keys; ++j) dp[j] *= kept[o + j] ? inverse_keep : 0.0f;
-        const float dot = row_dot(p32.data(), dp.data(), keys);
-        for (int64_t j = 0; j < keys; ++j) dp[j] = scale * p32[j] * (dp[j] - dot);
+        row_keep_scale(dp.data(), kept + o, inverse_keep, keys);
+        row_softmax_backward(p32.data(), dp.data(), row_dot(p32.data(), dp.data(), keys), scale, keys);
         store_row(dp.data(), ds + o, keys);
       }
     });

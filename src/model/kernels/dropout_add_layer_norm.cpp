@@ -67,22 +67,15 @@ struct DropoutAddLayerNorm : torch::autograd::Function<DropoutAddLayerNorm> {
           load_row(res + o, skip_row.data(), hidden);
           if (k) {
             fill_keep_mask(k + o, hidden, static_cast<uint64_t>(o), seed, threshold);
-            for (int64_t j = 0; j < hidden; ++j) sr[j] = sr[j] * (k[o + j] ? scale : 0.0f) + skip_row[j];
-          } else {
-            for (int64_t j = 0; j < hidden; ++j) sr[j] += skip_row[j];
+            row_keep_scale(sr, k + o, scale, hidden);
           }
+          row_scale_add(sr, 1.0f, skip_row.data(), hidden);
           const float m = row_sum(sr, hidden) / static_cast<float>(hidden);
-          for (int64_t j = 0; j < hidden; ++j) centered[j] = sr[j] - m;
-          const float variance = row_dot(centered.data(), centered.data(), hidden) / static_cast<float>(hidden);
+          const float variance = row_center(sr, m, centered.data(), hidden) / static_cast<float>(hidden);
           const float inv = 1.0f / std::sqrt(variance + static_cast<float>(eps));
           mu[r] = m;
           rs[r] = inv;
-          float* yr = y + o;
-          if (b) {
-            for (int64_t j = 0; j < hidden; ++j) yr[j] = centered[j] * inv * w[j] + b[j];
-          } else {
-            for (int64_t j = 0; j < hidden; ++j) yr[j] = centered[j] * inv * w[j];
-          }
+          row_affine(centered.data(), inv, w, b, y + o, hidden);
         }
       });
     });
@@ -133,20 +126,13 @@ struct DropoutAddLayerNorm : torch::autograd::Function<DropoutAddLayerNorm> {
           float* tb = pb + t * hidden;
           for (int64_t r = t * grain; r < std::min(rows, (t + 1) * grain); ++r) {
             const int64_t o = r * hidden;
-            const float* dyr = dy + o;
-            for (int64_t j = 0; j < hidden; ++j) {
-              xhat[j] = (s[o + j] - mu[r]) * rs[r];
-              g[j] = dyr[j] * w[j];
-              tw[j] += dyr[j] * xhat[j];
-              tb[j] += dyr[j];
-            }
-            const float mean_g = row_sum(g.data(), hidden) / static_cast<float>(hidden);
-            const float mean_gx = row_dot(g.data(), xhat.data(), hidden) / static_cast<float>(hidden);
-            for (int64_t j = 0; j < hidden; ++j) ds[j] = rs[r] * (g[j] - mean_g - xhat[j] * mean_gx);
+            float sum_gx = 0;
+            const float sum_g = row_norm_backward_sums(s + o, mu[r], rs[r], dy + o, w, xhat.data(), g.data(), tw, tb,
+                                                       &sum_gx, hidden);
+            row_norm_backward_out(g.data(), xhat.data(), rs[r], sum_g / static_cast<float>(hidden),
+                                  sum_gx / static_cast<float>(hidden), ds.data(), hidden);
             store_row(ds.data(), dr + o, hidden);
-            if (k) {
-              for (int64_t j = 0; j < hidden; ++j) ds[j] *= k[o + j] ? scale : 0.0f;
-            }
+            if (k) row_keep_scale(ds.data(), k + o, scale, hidden);
             store_row(ds.data(), dx + o, hidden);
           }
         }

@@ -97,4 +97,80 @@ float row_sum(const float* x, int64_t n) {
   return total;
 }
 
+#define MLM_ROW_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+
+MLM_ROW_CLONES void row_keep_scale(float* x, const uint8_t* keep, float scale, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) x[j] *= keep[j] ? scale : 0.0f;
+}
+
+MLM_ROW_CLONES void row_scale_add(float* x, float scale, const float* add, int64_t n) {
+  if (add) {
+    for (int64_t j = 0; j < n; ++j) x[j] = x[j] * scale + add[j];
+  } else {
+    for (int64_t j = 0; j < n; ++j) x[j] *= scale;
+  }
+}
+
+MLM_ROW_CLONES float row_center(const float* x, float mean, float* centered, int64_t n) {
+  float partial[kPartials] = {};
+  int64_t j = 0;
+  for (; j + kPartials <= n; j += kPartials) {
+    for (int i = 0; i < kPartials; ++i) {
+      centered[j + i] = x[j + i] - mean;
+      partial[i] += centered[j + i] * centered[j + i];
+    }
+  }
+  float total = add_partials(partial);
+  for (; j < n; ++j) {
+    centered[j] = x[j] - mean;
+    total += centered[j] * centered[j];
+  }
+  return total;
+}
+
+MLM_ROW_CLONES void row_affine(const float* centered, float inv, const float* w, const float* b, float* y, int64_t n) {
+  if (b) {
+    for (int64_t j = 0; j < n; ++j) y[j] = centered[j] * inv * w[j] + b[j];
+  } else {
+    for (int64_t j = 0; j < n; ++j) y[j] = centered[j] * inv * w[j];
+  }
+}
+
+MLM_ROW_CLONES float row_norm_backward_sums(const float* s, float mean, float inv, const float* dy, const float* w,
+                                            float* xhat, float* g, float* tw, float* tb, float* sum_gx, int64_t n) {
+  float partial_g[kPartials] = {}, partial_gx[kPartials] = {};
+  int64_t j = 0;
+  for (; j + kPartials <= n; j += kPartials) {
+    for (int i = 0; i < kPartials; ++i) {
+      const int64_t k = j + i;
+      xhat[k] = (s[k] - mean) * inv;
+      g[k] = dy[k] * w[k];
+      tw[k] += dy[k] * xhat[k];
+      tb[k] += dy[k];
+      partial_g[i] += g[k];
+      partial_gx[i] += g[k] * xhat[k];
+    }
+  }
+  float total_g = add_partials(partial_g), total_gx = add_partials(partial_gx);
+  for (; j < n; ++j) {
+    xhat[j] = (s[j] - mean) * inv;
+    g[j] = dy[j] * w[j];
+    tw[j] += dy[j] * xhat[j];
+    tb[j] += dy[j];
+    total_g += g[j];
+    total_gx += g[j] * xhat[j];
+  }
+  *sum_gx = total_gx;
+  return total_g;
+}
+
+MLM_ROW_CLONES void row_norm_backward_out(const float* g, const float* xhat, float inv, float mean_g, float mean_gx,
+                                          float* ds, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) ds[j] = inv * (g[j] - mean_g - xhat[j] * mean_gx);
+}
+
+MLM_ROW_CLONES void row_softmax_backward(const float* p, float* d, float dot, float scale, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) d[j] = scale * p[j] * (d[j] - dot);
+}
+
 }  // namespace mlm::model::kernels

@@ -54,4 +54,29 @@ float row_dot(const float* x, const float* y, int64_t n);
 /// sum of x[j].
 float row_sum(const float* x, int64_t n);
 
+/// x[j] = x[j] * (keep[j] ? scale : 0) (a dropout mask applied, inverted).
+void row_keep_scale(float* x, const uint8_t* keep, float scale, int64_t n);
+
+/// x[j] = x[j] * scale, plus add[j] when add is not null.
+void row_scale_add(float* x, float scale, const float* add, int64_t n);
+
+/// centered[j] = x[j] - mean; returns the sum of centered[j]^2.
+float row_center(const float* x, float mean, float* centered, int64_t n);
+
+/// y[j] = centered[j] * inv * w[j] (+ b[j] when b is not null): a LayerNorm's output.
+void row_affine(const float* centered, float inv, const float* w, const float* b, float* y, int64_t n);
+
+/// A LayerNorm row's backward, first half: xhat = (s - mean) * inv, g = dy * w, and the
+/// weight and bias gradients accumulated into tw += dy * xhat, tb += dy; returns sum(g) and
+/// sets *sum_gx = sum(g * xhat).
+float row_norm_backward_sums(const float* s, float mean, float inv, const float* dy, const float* w, float* xhat,
+                             float* g, float* tw, float* tb, float* sum_gx, int64_t n);
+
+/// Second half: ds[j] = inv * (g[j] - mean_g - xhat[j] * mean_gx).
+void row_norm_backward_out(const float* g, const float* xhat, float inv, float mean_g, float mean_gx, float* ds,
+                           int64_t n);
+
+/// The softmax backward of a row: d[j] = scale * p[j] * (d[j] - dot).
+void row_softmax_backward(const float* p, float* d, float dot, float scale, int64_t n);
+
 }  // namespace mlm::model::kernels
