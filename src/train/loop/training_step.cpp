@@ -13,6 +13,19 @@
 
 namespace mlm::train {
 
+namespace {
+
+/// What a step's losses are divided by: its selected positions and sentence pairs on all
+/// ranks (at least 1, so an empty step divides nothing by zero).
+struct LossNormalisers {
+  double masked, pairs;
+  explicit LossNormalisers(const StepStats& stats)
+      : masked(std::max<double>(static_cast<double>(stats.num_masked), 1.0)),
+        pairs(std::max<double>(static_cast<double>(stats.pairs), 1.0)) {}
+};
+
+}  // namespace
+
 StepBatches::StepBatches(std::vector<masking::MaskedBatch> batches)
     : micro_batches(std::move(batches)) {
   for (const auto& batch : micro_batches) {
@@ -80,8 +93,7 @@ StepStats TrainingStep::run(int64_t step, double lr, const StepBatches& batches,
 
 void TrainingStep::forward_backward(const StepBatches& batches, StepStats& stats,
                                     StepTimes* times) {
-  const double masked = std::max<double>(static_cast<double>(stats.num_masked), 1.0);
-  const double pairs = std::max<double>(static_cast<double>(stats.pairs), 1.0);
+  const LossNormalisers by(stats);
   optimizer_->zero_grad();
   // The step's sums stay tensors on the device (no host read per micro-batch): MLM loss,
   // correct, NSP/SOP loss, NSP/SOP correct.
@@ -89,11 +101,11 @@ void TrainingStep::forward_backward(const StepBatches& batches, StepStats& stats
   for (const auto& batch : batches.micro_batches) {
     auto start = SteadyClock::now();
     const auto out = forward_batch(model_, batch, device_, bf16_);
-    auto loss = out.mlm_loss_sum / masked;
+    auto loss = out.mlm_loss_sum / by.masked;
     auto as_double = [](const torch::Tensor& t) { return t.detach().to(torch::kFloat64).view({1}); };
     std::vector<torch::Tensor> parts = {as_double(out.mlm_loss_sum), as_double(out.mlm_correct)};
     if (out.nsp_loss_sum.defined()) {
-      loss = loss + out.nsp_loss_sum / pairs;
+      loss = loss + out.nsp_loss_sum / by.pairs;
       parts.push_back(as_double(out.nsp_loss_sum));
       parts.push_back(as_double(out.nsp_correct));
     }
@@ -118,14 +130,13 @@ void TrainingStep::apply_update(StepStats& stats, StepTimes* times) {
   const auto read = torch::cat({pending_sums_, global_grad_norm(params_).to(pending_sums_.options()).view({1})}).cpu();
   const auto* values = read.data_ptr<double>();
   const auto sums = sum_across_ranks(*comm_, {values[0], values[1], values[2], values[3]});
-  const double masked = std::max<double>(static_cast<double>(stats.num_masked), 1.0);
-  const double pairs = std::max<double>(static_cast<double>(stats.pairs), 1.0);
+  const LossNormalisers by(stats);
   stats.loss_sum = sums[0];
   stats.correct = sums[1];
   stats.nsp_loss_sum = sums[2];
   stats.nsp_correct = sums[3];
-  stats.loss = sums[0] / masked + (stats.pairs > 0 ? sums[2] / pairs : 0.0);
-  stats.mlm_accuracy = sums[1] / masked;
+  stats.loss = sums[0] / by.masked + (stats.pairs > 0 ? sums[2] / by.pairs : 0.0);
+  stats.mlm_accuracy = sums[1] / by.masked;
   stats.grad_norm = values[4];
   stats.skipped = !std::isfinite(stats.grad_norm) || !std::isfinite(stats.loss);
   if (stats.skipped) {
