@@ -1,12 +1,9 @@
 #include "mlm/model/masked_lm.h"
 
-#include "mlm/model/kernels/masked_lm_loss.h"
-
 #include <unordered_set>
 
-#include "mlm/model/bert.h"
+#include "mlm/model/kernels/masked_lm_loss.h"
 #include "mlm/model/layers.h"
-#include "mlm/model/modernbert.h"
 
 namespace mlm::model {
 namespace F = torch::nn::functional;
@@ -38,14 +35,6 @@ MlmOutput MaskedLmImpl::score(const torch::Tensor& logits, const torch::Tensor& 
   out.mlm_correct = loss.correct;
   if (return_logits) out.mlm_logits = logits.narrow(1, 0, vocab_size_).to(torch::kFloat32);
   return out;
-}
-
-MaskedLm make_masked_lm(const config::ModelConfig& config, int64_t vocab_size, int64_t pad_id) {
-  switch (config.architecture) {
-    case config::Architecture::bert: return BertForPreTraining(config, vocab_size, pad_id);
-    case config::Architecture::modernbert: return ModernBertForMaskedLM(config, vocab_size, pad_id);
-  }
-  TORCH_CHECK(false, "unknown model.architecture");
 }
 
 void save_model_pt(MaskedLm model, const std::string& path) {

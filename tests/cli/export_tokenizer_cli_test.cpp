@@ -15,7 +15,7 @@
 #include "cli/cli_run.h"
 #include "config/config_test_util.h"
 #include "mlm/config/config_loader.h"
-#include "mlm/model/tensor_file.h"
+#include "mlm/model/hf/tensor_file.h"
 #include "mlm/test_paths.h"
 #include "mlm/text/tokenizer.h"
 

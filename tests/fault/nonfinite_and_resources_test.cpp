@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "fault_util.h"
-#include "mlm/model/tensor_file.h"
+#include "mlm/model/hf/tensor_file.h"
 #include "mlm/util/errors.h"
 #include "tiny_run.h"
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "mlm/model/tensor_file.h"
+#include "mlm/model/hf/tensor_file.h"
 #include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/train/loop/trainer.h"
 

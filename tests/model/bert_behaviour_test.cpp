@@ -4,7 +4,7 @@
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
-#include "mlm/model/bert.h"
+#include "mlm/model/bert/bert.h"
 #include "model_test_util.h"
 
 namespace mlm::model {

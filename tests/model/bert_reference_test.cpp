@@ -3,7 +3,7 @@
 // the same weights and must reproduce them (fp32: logits 1e-5, gradients 1e-4).
 #include <gtest/gtest.h>
 
-#include "mlm/model/bert.h"
+#include "mlm/model/bert/bert.h"
 #include "model_test_util.h"
 
 namespace mlm::model {

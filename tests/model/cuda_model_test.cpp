@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "cuda_skip.h"
-#include "mlm/model/bert.h"
+#include "mlm/model/bert/bert.h"
 #include "model_test_util.h"
 
 namespace mlm::model {

@@ -9,7 +9,7 @@
 #include <ATen/autocast_mode.h>
 
 #include "cuda_skip.h"
-#include "mlm/model/bert.h"
+#include "mlm/model/bert/bert.h"
 #include "model_test_util.h"
 
 namespace mlm::model::document_mask_test {

@@ -6,8 +6,8 @@
 
 #include <unistd.h>
 
-#include "mlm/model/export_hf.h"
-#include "mlm/model/hf_directory.h"
+#include "mlm/model/hf/export_hf.h"
+#include "mlm/model/hf/hf_directory.h"
 #include "mlm/util/errors.h"
 #include "model_test_util.h"
 

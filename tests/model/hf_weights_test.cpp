@@ -10,8 +10,8 @@
 
 #include <unistd.h>
 
-#include "mlm/model/bert.h"
-#include "mlm/model/hf_directory.h"
+#include "mlm/model/bert/bert.h"
+#include "mlm/model/hf/hf_directory.h"
 #include "mlm/util/errors.h"
 #include "model_test_util.h"
 

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "mlm/config/run_config.h"
-#include "mlm/model/bert.h"
-#include "mlm/model/tensor_file.h"
+#include "mlm/model/bert/bert.h"
+#include "mlm/model/hf/tensor_file.h"
 #include "mlm/test_paths.h"
 
 namespace mlm::model::testing {

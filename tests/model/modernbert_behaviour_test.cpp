@@ -7,8 +7,9 @@
 #include <set>
 #include <string>
 
-#include "mlm/model/local_attention.h"
-#include "mlm/model/modernbert.h"
+#include "mlm/model/make_masked_lm.h"
+#include "mlm/model/modernbert/local_attention.h"
+#include "mlm/model/modernbert/modernbert.h"
 #include "model_test_util.h"
 
 namespace mlm::model::modernbert_behaviour {

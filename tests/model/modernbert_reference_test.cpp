@@ -9,9 +9,10 @@
 #include <fstream>
 
 #include "config/config_test_util.h"
-#include "mlm/model/export_hf.h"
-#include "mlm/model/modernbert.h"
-#include "mlm/model/safetensors.h"
+#include "mlm/model/hf/export_hf.h"
+#include "mlm/model/hf/safetensors.h"
+#include "mlm/model/make_masked_lm.h"
+#include "mlm/model/modernbert/modernbert.h"
 #include "model_test_util.h"
 
 // A named namespace: the unity build compiles this file with bert_reference_test.cpp.

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "mlm/model/hf_directory.h"
-#include "mlm/model/safetensors.h"
+#include "mlm/model/hf/hf_directory.h"
+#include "mlm/model/hf/safetensors.h"
 #include "mlm/test_paths.h"
 #include "mlm/util/errors.h"
 #include "model_test_util.h"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "mlm/model/bert.h"
+#include "mlm/model/bert/bert.h"
 #include "mlm/train/loop/grad_clip.h"
 
 namespace mlm::train {

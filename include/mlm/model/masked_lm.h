@@ -2,8 +2,8 @@
 // The model mlm-train trains, whatever its architecture: an encoder and a masked-LM head whose
 // decoder is tied to the token embeddings (BERT may add an NSP/SOP head). The trainer, the
 // evaluator, checkpoints and the tools hold a MaskedLm; model.architecture picks the
-// implementation (make_masked_lm): BertForPreTraining (bert.h) or ModernBertForMaskedLM
-// (modernbert.h). Both name their parameters as `transformers` does, so the Hugging Face
+// implementation (make_masked_lm.h): BertForPreTraining (bert/bert.h) or ModernBertForMaskedLM
+// (modernbert/modernbert.h). Both name their parameters as `transformers` does, so the Hugging Face
 // weight format is their state dict with the vocabulary unpadded.
 #include <torch/torch.h>
 
@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "mlm/config/run_config.h"
-#include "mlm/model/tensor_file.h"
+#include "mlm/model/hf/tensor_file.h"
 
 namespace mlm::model {
 
@@ -89,9 +89,6 @@ class MaskedLm : public torch::nn::ModuleHolder<MaskedLmImpl> {
   template <class T, class = std::enable_if_t<std::is_base_of_v<MaskedLmImpl, T>>>
   MaskedLm(const torch::nn::ModuleHolder<T>& model) : ModuleHolder(std::shared_ptr<MaskedLmImpl>(model.ptr())) {}
 };
-
-/// The model.architecture of `config`, initialised (seed with torch::manual_seed first).
-MaskedLm make_masked_lm(const config::ModelConfig& config, int64_t vocab_size, int64_t pad_id);
 
 /// The additive attention bias for `inputs` on global attention: undefined without padding;
 /// [B,1,1,S] for padded keys; [B,1,S,S] when config.attend_across_documents is false and

@@ -34,7 +34,7 @@ struct BiasRows {
   const float* at(int64_t b, int64_t r) const { return data ? data + b * batch_stride + r * row_stride : nullptr; }
 };
 
-int64_t row_grain(int64_t keys) { return std::max<int64_t>(1, 8192 / std::max<int64_t>(keys, 1)); }
+int64_t score_row_grain(int64_t keys) { return rows_per_task(keys, 8192); }
 
 /// P = softmax(scores * scale + bias) and Pd = P * keep / (1 - p), row by row.
 void softmax_dropout_rows(const torch::Tensor& scores, const BiasRows& bias, int64_t heads, float scale,
@@ -49,7 +49,7 @@ void softmax_dropout_rows(const torch::Tensor& scores, const BiasRows& bias, int
     const scalar_t* in = scores.data_ptr<scalar_t>();
     scalar_t* out = probs.data_ptr<scalar_t>();
     scalar_t* out_dropped = dropped.data_ptr<scalar_t>();
-    at::parallel_for(0, rows, row_grain(keys), [&](int64_t begin, int64_t end) {
+    at::parallel_for(0, rows, score_row_grain(keys), [&](int64_t begin, int64_t end) {
       std::vector<float> e(static_cast<size_t>(keys));
       for (int64_t row = begin; row < end; ++row) {
         const int64_t o = row * keys;
@@ -79,7 +79,7 @@ torch::Tensor softmax_dropout_backward(const torch::Tensor& probs, const torch::
     const scalar_t* prob = probs.data_ptr<scalar_t>();
     const scalar_t* dpd = grad_dropped.data_ptr<scalar_t>();
     scalar_t* ds = grad_scores.data_ptr<scalar_t>();
-    at::parallel_for(0, rows, row_grain(keys), [&](int64_t begin, int64_t end) {
+    at::parallel_for(0, rows, score_row_grain(keys), [&](int64_t begin, int64_t end) {
       std::vector<float> dp(static_cast<size_t>(keys)), p32(static_cast<size_t>(keys));
       for (int64_t row = begin; row < end; ++row) {
         const int64_t o = row * keys;

@@ -16,8 +16,8 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 
-/// Rows of H per parallel task: enough work to outweigh a task's start.
-int64_t row_grain(int64_t hidden) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(hidden, 1)); }
+/// Rows of H per parallel task.
+int64_t norm_row_grain(int64_t hidden) { return rows_per_task(hidden, 16384); }
 
 /// Two floating dtypes dispatched together: fn.template operator()<x_t, r_t>().
 template <typename Fn>
@@ -58,7 +58,7 @@ struct DropoutAddLayerNorm : torch::autograd::Function<DropoutAddLayerNorm> {
     dispatch_pair(input.scalar_type(), skip.scalar_type(), [&]<typename x_t, typename r_t>() {
       const x_t* in = input.data_ptr<x_t>();
       const r_t* res = skip.data_ptr<r_t>();
-      at::parallel_for(0, rows, row_grain(hidden), [&](int64_t begin, int64_t end) {
+      at::parallel_for(0, rows, norm_row_grain(hidden), [&](int64_t begin, int64_t end) {
         std::vector<float> centered(static_cast<size_t>(hidden)), skip_row(static_cast<size_t>(hidden));
         for (int64_t r = begin; r < end; ++r) {
           const int64_t o = r * hidden;
@@ -103,7 +103,7 @@ struct DropoutAddLayerNorm : torch::autograd::Function<DropoutAddLayerNorm> {
     auto grad_residual = torch::empty({rows, hidden}, sum.options().dtype(residual_dtype));
     // Per-task partial sums of the weight and bias gradients, added up after the loop: fixed
     // tasks of `grain` rows, so the sums do not depend on the thread count.
-    const int64_t grain = row_grain(hidden);
+    const int64_t grain = norm_row_grain(hidden);
     const int64_t tasks = (rows + grain - 1) / grain;
     auto partial_w = torch::zeros({tasks, hidden}, sum.options());
     auto partial_b = torch::zeros({tasks, hidden}, sum.options());

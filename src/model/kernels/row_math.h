@@ -11,6 +11,12 @@
 
 namespace mlm::model::kernels {
 
+/// Rows per parallel task: about `elements` elements of work each, enough to outweigh a
+/// task's start, and at least one row.
+inline int64_t rows_per_task(int64_t row_length, int64_t elements) {
+  return row_length >= elements ? 1 : elements / (row_length > 0 ? row_length : 1);
+}
+
 /// bf16 bits -> float (exact), and float -> bf16 bits rounded to nearest even (NaN stays a
 /// quiet NaN): what c10::BFloat16's conversions compute, in loops the compiler vectorises.
 void bf16_to_float(const uint16_t* in, float* out, int64_t n);

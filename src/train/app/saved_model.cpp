@@ -1,7 +1,8 @@
 #include "mlm/train/app/saved_model.h"
 
 #include "mlm/config/config_loader.h"
-#include "mlm/model/hf_directory.h"
+#include "mlm/model/hf/hf_directory.h"
+#include "mlm/model/make_masked_lm.h"
 #include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/train/checkpoint/trainer_state.h"
 #include "mlm/train/loop/trainer.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "mlm/config/run_config.h"
-#include "mlm/model/weight_format.h"
+#include "mlm/model/hf/weight_format.h"
 #include "mlm/train/loop/eval_result.h"
 
 namespace mlm::train {

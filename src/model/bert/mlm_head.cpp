@@ -1,4 +1,4 @@
-#include "mlm/model/mlm_head.h"
+#include "mlm/model/bert/mlm_head.h"
 
 namespace mlm::model {
 

@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
-#include "mlm/model/bert.h"
-#include "key_report.h"
+#include "mlm/model/bert/bert.h"
+#include "../hf/key_report.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 

@@ -18,7 +18,7 @@
 
 #include "mlm/model/layers.h"
 #include "mlm/model/masked_lm.h"
-#include "mlm/model/modernbert_layer.h"
+#include "mlm/model/modernbert/modernbert_layer.h"
 
 namespace mlm::model {
 

@@ -1,4 +1,4 @@
-#include "mlm/model/safetensors.h"
+#include "mlm/model/hf/safetensors.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "mlm/model/encoder_layer.h"
+#include "mlm/model/bert/encoder_layer.h"
 
 #include <torch/version.h>
 

@@ -7,8 +7,8 @@
 
 #include <string>
 
+#include "mlm/model/hf/weight_format.h"
 #include "mlm/model/masked_lm.h"
-#include "mlm/model/weight_format.h"
 
 namespace mlm::model {
 

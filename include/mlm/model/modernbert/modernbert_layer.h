@@ -10,8 +10,8 @@
 
 #include "mlm/config/run_config.h"
 #include "mlm/model/layers.h"
-#include "mlm/model/local_attention.h"
-#include "mlm/model/rotary.h"
+#include "mlm/model/modernbert/local_attention.h"
+#include "mlm/model/modernbert/rotary.h"
 
 namespace mlm::model {
 

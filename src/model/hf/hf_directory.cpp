@@ -1,4 +1,4 @@
-#include "mlm/model/hf_directory.h"
+#include "mlm/model/hf/hf_directory.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "mlm/model/safetensors.h"
+#include "mlm/model/hf/safetensors.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 #include "config_json.h"

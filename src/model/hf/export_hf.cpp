@@ -1,9 +1,9 @@
-#include "mlm/model/export_hf.h"
+#include "mlm/model/hf/export_hf.h"
 
 #include <filesystem>
 
 #include "config_json.h"
-#include "mlm/model/safetensors.h"
+#include "mlm/model/hf/safetensors.h"
 #include "mlm/util/atomic_file.h"
 #include "mlm/util/logging.h"
 

@@ -4,7 +4,7 @@
 // raw little-endian tensor bytes. Read and written here without Python or a library.
 #include <string>
 
-#include "mlm/model/tensor_file.h"
+#include "mlm/model/hf/tensor_file.h"
 
 namespace mlm::model {
 

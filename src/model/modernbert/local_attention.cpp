@@ -1,4 +1,4 @@
-#include "mlm/model/local_attention.h"
+#include "mlm/model/modernbert/local_attention.h"
 
 #include "mlm/model/layers.h"
 

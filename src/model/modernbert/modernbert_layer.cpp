@@ -1,4 +1,4 @@
-#include "mlm/model/modernbert_layer.h"
+#include "mlm/model/modernbert/modernbert_layer.h"
 
 #include "mlm/model/kernels/dropout.h"
 

@@ -1,4 +1,4 @@
-#include "mlm/model/tensor_file.h"
+#include "mlm/model/hf/tensor_file.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/serialization/export.h>

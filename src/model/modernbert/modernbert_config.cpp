@@ -4,8 +4,8 @@
 // global_rope_theta / local_rope_theta: both are written, and either is read.
 #include <fmt/format.h>
 
-#include "config_json.h"
-#include "mlm/model/export_hf.h"
+#include "../hf/config_json.h"
+#include "mlm/model/hf/export_hf.h"
 
 namespace mlm::model {
 namespace {

@@ -1,4 +1,4 @@
-#include "mlm/model/embeddings.h"
+#include "mlm/model/bert/embeddings.h"
 
 #include "mlm/model/kernels/dropout.h"
 

@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "key_report.h"
-#include "mlm/model/modernbert.h"
+#include "../hf/key_report.h"
+#include "mlm/model/modernbert/modernbert.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 

@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "mlm/config/run_config.h"
-#include "mlm/model/embeddings.h"
-#include "mlm/model/encoder_layer.h"
+#include "mlm/model/bert/embeddings.h"
+#include "mlm/model/bert/encoder_layer.h"
+#include "mlm/model/bert/mlm_head.h"
 #include "mlm/model/layers.h"
 #include "mlm/model/masked_lm.h"
-#include "mlm/model/mlm_head.h"
 
 namespace mlm::model {
 

@@ -1,4 +1,4 @@
-#include "mlm/model/modernbert.h"
+#include "mlm/model/modernbert/modernbert.h"
 
 #include "mlm/model/kernels/dropout.h"
 

@@ -1,4 +1,4 @@
-#include "mlm/model/bert.h"
+#include "mlm/model/bert/bert.h"
 
 namespace mlm::model {
 namespace F = torch::nn::functional;

@@ -1,4 +1,4 @@
-#include "mlm/model/rotary.h"
+#include "mlm/model/modernbert/rotary.h"
 
 namespace mlm::model {
 

@@ -1,0 +1,16 @@
+#include "mlm/model/make_masked_lm.h"
+
+#include "mlm/model/bert/bert.h"
+#include "mlm/model/modernbert/modernbert.h"
+
+namespace mlm::model {
+
+MaskedLm make_masked_lm(const config::ModelConfig& config, int64_t vocab_size, int64_t pad_id) {
+  switch (config.architecture) {
+    case config::Architecture::bert: return BertForPreTraining(config, vocab_size, pad_id);
+    case config::Architecture::modernbert: return ModernBertForMaskedLM(config, vocab_size, pad_id);
+  }
+  TORCH_CHECK(false, "unknown model.architecture");
+}
+
+}  // namespace mlm::model
