@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "mlm/train/loop/evaluator.h"
-#include "mlm/train/loop/trainer.h"
+#include "mlm/train/app/trainer.h"
 #include "train_test_util.h"
 
 // Named, not anonymous: the unity build compiles the trainer tests together.
@@ -40,12 +40,15 @@ TEST(ValidationOnce, EvaluationsReuseTheBatchesReadAtTheFirst) {
   // The read-every-time path gives the same numbers for the same model.
   const auto tokenizer = text::Tokenizer::load(config.tokenizer.model);
   const auto comm = dist::Communicator::single_process();
-  expect_same_eval(evaluate(trainer.model(), config, tokenizer, *comm, trainer.device()), first);
+  expect_same_eval(
+      evaluate(trainer.model(), config, tokenizer, *comm, trainer.device(), trainer.bf16()), first);
 
   fs::remove(valid);  // no file to read any more: the second evaluation does not need one
   const auto second = trainer.evaluate_and_log();
   expect_same_eval(second, first);
-  EXPECT_THROW(evaluate(trainer.model(), config, tokenizer, *comm, trainer.device()), std::exception);
+  EXPECT_THROW(
+      evaluate(trainer.model(), config, tokenizer, *comm, trainer.device(), trainer.bf16()),
+      std::exception);
 }
 
 }  // namespace mlm::train::validation_once

@@ -6,7 +6,7 @@
 #include "mlm/train/app/bootstrap.h"
 #include "mlm/train/app/saved_model.h"
 #include "mlm/train/loop/evaluator.h"
-#include "mlm/train/loop/trainer.h"
+#include "mlm/train/app/trainer.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
@@ -27,7 +27,8 @@ SavedModelEval evaluate_saved_model(config::RunConfig config, const fs::path& di
   saved.model->to(process.device);
   SavedModelEval out;
   out.step = saved.step;
-  out.result = evaluate(saved.model, config, saved.tokenizer, *process.comm, process.device);
+  out.result = evaluate(saved.model, config, saved.tokenizer, *process.comm, process.device,
+                        process.bf16);
   out.is_main = process.comm->is_main();
   return out;
 }

@@ -9,11 +9,9 @@
 
 namespace mlm::train {
 
-MetricsWindow::MetricsWindow(const config::TrainConfig& train, const TrainerState& start)
-    : train_(train),
-      start_step_(start.step),
-      start_tokens_(start.tokens_seen),
-      train_time_at_start_(start.train_time_s) {}
+MetricsWindow::MetricsWindow(const config::TrainConfig& train, const TrainerState& start,
+                             const RunClock& clock)
+    : train_(train), clock_(clock), start_step_(start.step), start_tokens_(start.tokens_seen) {}
 
 void MetricsWindow::add(const StepStats& stats) {
   tokens_ += static_cast<double>(stats.tokens);

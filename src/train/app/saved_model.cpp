@@ -4,8 +4,8 @@
 #include "mlm/model/hf/hf_directory.h"
 #include "mlm/model/make_masked_lm.h"
 #include "mlm/train/checkpoint/checkpoint_dir.h"
+#include "mlm/train/checkpoint/run_checkpoints.h"
 #include "mlm/train/checkpoint/trainer_state.h"
-#include "mlm/train/loop/trainer.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 

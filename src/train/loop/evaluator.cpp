@@ -2,8 +2,7 @@
 
 #include <algorithm>
 
-#include "mlm/train/app/device.h"
-#include "mlm/train/loop/sum_across_ranks.h"
+#include "mlm/dist/sum_across_ranks.h"
 #include "mlm/train/loop/training_step.h"
 #include "mlm/util/elapsed.h"
 
@@ -11,16 +10,14 @@ namespace mlm::train {
 
 EvalResult evaluate(model::MaskedLm model, const config::RunConfig& config,
                     const text::Tokenizer& tokenizer, dist::Communicator& comm,
-                    const torch::Device& device) {
+                    const torch::Device& device, bool bf16) {
   const masking::ValidationBatches batches(config, tokenizer, comm.rank(), comm.world_size());
-  return evaluate(model, config, batches, comm, device);
+  return evaluate(model, batches, comm, device, bf16);
 }
 
-EvalResult evaluate(model::MaskedLm model, const config::RunConfig& config,
-                    const masking::ValidationBatches& batches, dist::Communicator& comm,
-                    const torch::Device& device) {
+EvalResult evaluate(model::MaskedLm model, const masking::ValidationBatches& batches,
+                    dist::Communicator& comm, const torch::Device& device, bool bf16) {
   const auto start = SteadyClock::now();
-  const bool bf16 = use_bf16(config.train.precision, device);
 
   const bool was_training = model->is_training();
   model->eval();
@@ -48,7 +45,7 @@ EvalResult evaluate(model::MaskedLm model, const config::RunConfig& config,
   }
   if (was_training) model->train();
 
-  const auto t = sum_across_ranks(
+  const auto t = dist::sum_across_ranks(
       comm, {loss_sum, nsp_loss_sum, static_cast<double>(masked), static_cast<double>(correct),
              static_cast<double>(pairs), static_cast<double>(nsp_correct),
              static_cast<double>(sequences), static_cast<double>(scored)});
@@ -61,7 +58,7 @@ EvalResult evaluate(model::MaskedLm model, const config::RunConfig& config,
   result.nsp_correct = static_cast<int64_t>(t[5]);
   result.sequences = static_cast<int64_t>(t[6]);
   result.batches = static_cast<int64_t>(t[7]);
-  label_counts = sum_across_ranks(comm, std::move(label_counts));
+  label_counts = dist::sum_across_ranks(comm, std::move(label_counts));
   result.unigram_correct = static_cast<int64_t>(
       label_counts.empty() ? 0.0 : *std::max_element(label_counts.begin(), label_counts.end()));
   result.seconds = seconds_since(start);

@@ -2,8 +2,7 @@
 
 #include <csignal>
 
-#include "mlm/train/app/stop_signals.h"
-#include "mlm/train/loop/sum_across_ranks.h"
+#include "mlm/dist/sum_across_ranks.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::train {
@@ -38,10 +37,10 @@ bool RunSchedule::finished(int64_t step, int64_t tokens_seen) const {
   return (max_steps_ > 0 && step >= max_steps_) || (max_tokens_ > 0 && tokens_seen >= max_tokens_);
 }
 
-StopReason RunSchedule::agree_to_stop(dist::Communicator& comm, double run_seconds) const {
-  const int signal = StopSignals::pending();
+StopReason RunSchedule::agree_to_stop(dist::Communicator& comm, double run_seconds,
+                                      int signal) const {
   const bool out_of_time = max_time_s_ > 0 && run_seconds >= max_time_s_;
-  const auto any = sum_across_ranks(comm, {signal == SIGINT ? 1.0 : 0.0,
+  const auto any = dist::sum_across_ranks(comm, {signal == SIGINT ? 1.0 : 0.0,
                                            signal == SIGTERM ? 1.0 : 0.0, out_of_time ? 1.0 : 0.0});
   if (any[1] > 0) return StopReason::sigterm;
   if (any[0] > 0) return StopReason::sigint;

@@ -8,7 +8,7 @@
 #include "mlm/train/loop/batch_tensors.h"
 #include "mlm/train/loop/grad_clip.h"
 #include "mlm/train/loop/optimizer.h"
-#include "mlm/train/loop/sum_across_ranks.h"
+#include "mlm/dist/sum_across_ranks.h"
 #include "mlm/util/elapsed.h"
 
 namespace mlm::train {
@@ -80,7 +80,7 @@ StepStats TrainingStep::run(int64_t step, double lr, const StepBatches& batches,
   stats.step = step;
   stats.lr = lr;
   // The loss normaliser: the whole step's selected positions (and sentence pairs), all ranks.
-  const auto counts = sum_across_ranks(*comm_, {batches.masked, batches.pairs, batches.tokens});
+  const auto counts = dist::sum_across_ranks(*comm_, {batches.masked, batches.pairs, batches.tokens});
   stats.num_masked = static_cast<int64_t>(counts[0]);
   stats.pairs = static_cast<int64_t>(counts[1]);
   stats.tokens = static_cast<int64_t>(counts[2]);
@@ -129,7 +129,7 @@ void TrainingStep::apply_update(StepStats& stats, StepTimes* times) {
   // One host read per step: the loss sums and the gradient norm together.
   const auto read = torch::cat({pending_sums_, global_grad_norm(params_).to(pending_sums_.options()).view({1})}).cpu();
   const auto* values = read.data_ptr<double>();
-  const auto sums = sum_across_ranks(*comm_, {values[0], values[1], values[2], values[3]});
+  const auto sums = dist::sum_across_ranks(*comm_, {values[0], values[1], values[2], values[3]});
   const LossNormalisers by(stats);
   stats.loss_sum = sums[0];
   stats.correct = sums[1];

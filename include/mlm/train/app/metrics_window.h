@@ -7,6 +7,7 @@
 
 #include "mlm/config/run_config.h"
 #include "mlm/train/checkpoint/trainer_state.h"
+#include "mlm/train/loop/run_clock.h"
 #include "mlm/train/loop/training_step.h"
 #include "mlm/util/elapsed.h"
 
@@ -14,24 +15,20 @@ namespace mlm::train {
 
 class MetricsWindow {
  public:
-  /// Starts this run's clock at `start`, the state the run begins from (a resumed run's ETA
-  /// counts only its own steps and tokens).
-  MetricsWindow(const config::TrainConfig& train, const TrainerState& start);
+  /// Starts at `start`, the state the run begins from on `clock` (a resumed run's ETA counts
+  /// only its own steps and tokens).
+  MetricsWindow(const config::TrainConfig& train, const TrainerState& start, const RunClock& clock);
 
   void add(const StepStats& stats);
 
-  /// Runs `pause` (an evaluation, a checkpoint) off the window's clock: tokens/s measures
-  /// training alone.
-  template <typename F>
-  void exclude(F&& pause) {
-    const auto since = SteadyClock::now();
-    pause();
-    window_start_ += SteadyClock::now() - since;
+  /// Takes `seconds` (an evaluation, a checkpoint) off the window: tokens/s measures training
+  /// alone.
+  void pause(double seconds) {
+    window_start_ += std::chrono::duration_cast<SteadyClock::duration>(
+        std::chrono::duration<double>(seconds));
   }
 
-  double run_seconds() const { return seconds_since(run_start_); }
-  /// train_time_s of the whole run, earlier runs of a resumed one included.
-  double train_time_s() const { return train_time_at_start_ + run_seconds(); }
+  double run_seconds() const { return clock_.run_seconds(); }
 
   /// Seconds left from this run's pace (steps or tokens left), bounded by train.max_time_s;
   /// NaN before there is a pace.
@@ -51,10 +48,9 @@ class MetricsWindow {
   std::string total_steps() const;
 
   const config::TrainConfig& train_;
-  SteadyClock::time_point run_start_ = SteadyClock::now();
-  SteadyClock::time_point window_start_ = run_start_;
+  const RunClock& clock_;
+  SteadyClock::time_point window_start_ = SteadyClock::now();
   int64_t start_step_, start_tokens_;
-  double train_time_at_start_;
   double loss_sum_ = 0, correct_ = 0, masked_ = 0, tokens_ = 0;
   double nsp_loss_sum_ = 0, nsp_correct_ = 0, nsp_pairs_ = 0;
 };

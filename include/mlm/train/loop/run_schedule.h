@@ -28,8 +28,9 @@ class RunSchedule {
   bool evaluate_at(int64_t step) const { return every(eval_, step); }
   bool checkpoint_at(int64_t step) const { return every(checkpoint_, step); }
 
-  /// Collective: a signal any rank received, or train.max_time_s passed on any rank.
-  StopReason agree_to_stop(dist::Communicator& comm, double run_seconds) const;
+  /// Collective: a signal any rank received (`pending_signal`: SIGINT, SIGTERM or 0), or
+  /// train.max_time_s passed on any rank.
+  StopReason agree_to_stop(dist::Communicator& comm, double run_seconds, int pending_signal) const;
 
  private:
   static bool every(int64_t period, int64_t step) { return period > 0 && step % period == 0; }

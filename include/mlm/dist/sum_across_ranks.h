@@ -5,8 +5,8 @@
 
 #include "mlm/dist/communicator.h"
 
-namespace mlm::train {
+namespace mlm::dist {
 
-std::vector<double> sum_across_ranks(dist::Communicator& comm, std::vector<double> values);
+std::vector<double> sum_across_ranks(Communicator& comm, std::vector<double> values);
 
-}  // namespace mlm::train
+}  // namespace mlm::dist

@@ -1,8 +1,8 @@
-#include "mlm/train/loop/sum_across_ranks.h"
+#include "mlm/dist/sum_across_ranks.h"
 
-namespace mlm::train {
+namespace mlm::dist {
 
-std::vector<double> sum_across_ranks(dist::Communicator& comm, std::vector<double> values) {
+std::vector<double> sum_across_ranks(Communicator& comm, std::vector<double> values) {
   if (comm.world_size() == 1 || values.empty()) return values;
   auto tensor = torch::tensor(values, torch::kFloat64).to(comm.device());
   comm.all_reduce_sum(tensor);
@@ -11,4 +11,4 @@ std::vector<double> sum_across_ranks(dist::Communicator& comm, std::vector<doubl
   return std::vector<double>(data, data + tensor.numel());
 }
 
-}  // namespace mlm::train
+}  // namespace mlm::dist

@@ -1,14 +1,10 @@
-// The trainer's side of checkpoints: what goes into one and how a run continues from it.
-#include <fstream>
+#include "mlm/train/checkpoint/run_checkpoints.h"
 
 #include "mlm/config/config_loader.h"
 #include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/train/checkpoint/config_diff.h"
 #include "mlm/train/checkpoint/rng_state.h"
-#include "mlm/train/loop/sum_across_ranks.h"
-#include "mlm/train/loop/trainer.h"
-#include "mlm/train/app/progress.h"
-#include "mlm/util/elapsed.h"
+#include "mlm/dist/sum_across_ranks.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/fnv1a.h"
 #include "mlm/util/logging.h"
@@ -22,73 +18,11 @@ std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
 
-}  // namespace
-
-fs::path Trainer::save_checkpoint() {
-  const auto start = SteadyClock::now();
-  // Every rank's data position and RNG state, gathered to rank 0 (collective).
-  const nlohmann::json mine = {{"data_position", batches_->source().resume_state()},
-                               {"rng", capture_rng_state()}};
-  const auto gathered = comm_->all_gather_strings(mine.dump());
-  state_.world_size = comm_->world_size();
-  state_.ranks.clear();
-  for (const auto& text : gathered) {
-    const auto json = nlohmann::json::parse(text);
-    state_.ranks.push_back({json.at("data_position"), json.at("rng")});
-  }
-  const std::string config_yaml = config::dump_config(config_);
-  state_.config_hash = fnv1a_hex(config_yaml);
-
-  const fs::path checkpoints = output_dir_ / "checkpoints";
-  fs::path written;
-  std::string error;
-  if (comm_->is_main()) {
-    try {
-      written = write_checkpoint_dir(checkpoints, state_.step, [&](const fs::path& tmp) {
-        model::save_model_pt(model_, (tmp / "model.pt").string());
-        torch::save(step_->optimizer(), (tmp / "optimizer.pt").string());
-        write_file_durably(tmp / "trainer_state.json", state_.to_json().dump(2) + "\n");
-        write_file_durably(tmp / "config.yaml", config_yaml);
-        write_file_durably(tmp / "tokenizer.model", tokenizer_->serialized_model());
-      });
-      prune_checkpoints(checkpoints, config_.checkpoint.keep_last, checkpoint_required_files());
-    } catch (const std::exception& e) {
-      error = first_line(e.what());
-    }
-  }
-  // A failed write stops every rank, not just the writer.
-  const auto failed = sum_across_ranks(*comm_, {error.empty() ? 0.0 : 1.0});
-  if (failed[0] > 0) {
-    if (!error.empty()) throw CheckpointError(error);
-    throw CheckpointError("rank 0 failed to write the checkpoint of step " +
-                          std::to_string(state_.step));
-  }
-  last_checkpoint_step_ = state_.step;
-  if (comm_->is_main()) {
-    progress_->clear();
-    log::info("ckpt", "wrote {} ({:.1f}s)", written.string(),
-              seconds_since(start));
-  }
-  return written;
-}
-
-void Trainer::lock_output_dir() {
-  // Rank 0 writes, so rank 0 holds the lock; every rank learns whether it got it.
-  std::string refused;
-  if (comm_->is_main()) {
-    try {
-      run_lock_.emplace(output_dir_);
-    } catch (const UsageError& e) {
-      refused = e.what();
-    }
-  }
-  refused = comm_->all_gather_strings(refused).front();
-  if (!refused.empty()) throw UsageError(refused);
-}
-
-std::string Trainer::resume_mode(int restart_count) const {
-  if (!options_.resume.empty()) return options_.resume;
-  if (!config_.train.resume.empty()) return config_.train.resume;
+/// --resume, else train.resume, else auto in a restarted worker group, else "" (a new run).
+std::string resume_mode(const std::string& requested, const config::RunConfig& config,
+                        int restart_count) {
+  if (!requested.empty()) return requested;
+  if (!config.train.resume.empty()) return config.train.resume;
   if (restart_count > 0) {
     log::info("ckpt", "restart {} of the worker group (TORCHELASTIC_RESTART_COUNT): resuming "
               "as --resume auto", restart_count);
@@ -97,9 +31,84 @@ std::string Trainer::resume_mode(int restart_count) const {
   return "";
 }
 
-std::optional<fs::path> Trainer::resolve_resume() {
+}  // namespace
+
+const std::vector<std::string>& checkpoint_required_files() {
+  static const std::vector<std::string> files = {"model.pt", "optimizer.pt", "trainer_state.json",
+                                                 "config.yaml", "tokenizer.model"};
+  return files;
+}
+
+RunCheckpoints::RunCheckpoints(const config::RunConfig& config,
+                               std::shared_ptr<dist::Communicator> comm, std::string resume,
+                               int restart_count)
+    : config_(config), comm_(std::move(comm)), output_dir_(config.train.output_dir) {
+  // Rank 0 writes, so rank 0 holds the lock; every rank learns whether it got it.
+  std::string refused;
+  if (comm_->is_main()) {
+    try {
+      lock_.emplace(output_dir_);
+    } catch (const UsageError& e) {
+      refused = e.what();
+    }
+  }
+  refused = comm_->all_gather_strings(refused).front();
+  if (!refused.empty()) throw UsageError(refused);
+  resume_ = resume_mode(resume, config_, restart_count);
+}
+
+std::optional<nlohmann::json> RunCheckpoints::resume_or_refuse(const CheckpointContents& contents) {
+  if (const auto dir = resolve_resume()) return resume_from(*dir, contents);
+  if (resume_.empty()) refuse_existing_checkpoints();
+  return std::nullopt;
+}
+
+fs::path RunCheckpoints::save(const CheckpointContents& contents) {
+  TrainerState& state = contents.state;
+  // Every rank's data position and RNG state, gathered to rank 0 (collective).
+  const nlohmann::json mine = {{"data_position", contents.data_position()},
+                               {"rng", capture_rng_state()}};
+  const auto gathered = comm_->all_gather_strings(mine.dump());
+  state.world_size = comm_->world_size();
+  state.ranks.clear();
+  for (const auto& text : gathered) {
+    const auto json = nlohmann::json::parse(text);
+    state.ranks.push_back({json.at("data_position"), json.at("rng")});
+  }
+  const std::string config_yaml = config::dump_config(config_);
+  state.config_hash = fnv1a_hex(config_yaml);
+
+  const fs::path checkpoints = checkpoints_dir();
+  fs::path written;
+  std::string error;
+  if (comm_->is_main()) {
+    try {
+      written = write_checkpoint_dir(checkpoints, state.step, [&](const fs::path& tmp) {
+        model::save_model_pt(contents.model, (tmp / "model.pt").string());
+        torch::save(contents.optimizer, (tmp / "optimizer.pt").string());
+        write_file_durably(tmp / "trainer_state.json", state.to_json().dump(2) + "\n");
+        write_file_durably(tmp / "config.yaml", config_yaml);
+        write_file_durably(tmp / "tokenizer.model", contents.tokenizer.serialized_model());
+      });
+      prune_checkpoints(checkpoints, config_.checkpoint.keep_last, checkpoint_required_files());
+    } catch (const std::exception& e) {
+      error = first_line(e.what());
+    }
+  }
+  // A failed write stops every rank, not just the writer.
+  const auto failed = dist::sum_across_ranks(*comm_, {error.empty() ? 0.0 : 1.0});
+  if (failed[0] > 0) {
+    if (!error.empty()) throw CheckpointError(error);
+    throw CheckpointError("rank 0 failed to write the checkpoint of step " +
+                          std::to_string(state.step));
+  }
+  last_step_ = state.step;
+  return written;
+}
+
+std::optional<fs::path> RunCheckpoints::resolve_resume() const {
   if (resume_.empty()) return std::nullopt;
-  const fs::path checkpoints = output_dir_ / "checkpoints";
+  const fs::path checkpoints = checkpoints_dir();
   if (resume_ == "latest" || resume_ == "auto") {
     // Rank 0 decides, so every rank resumes from the same directory.
     std::string found;
@@ -123,8 +132,8 @@ std::optional<fs::path> Trainer::resolve_resume() {
   return dir;
 }
 
-void Trainer::refuse_existing_checkpoints() const {
-  const fs::path checkpoints = output_dir_ / "checkpoints";
+void RunCheckpoints::refuse_existing_checkpoints() const {
+  const fs::path checkpoints = checkpoints_dir();
   std::error_code ec;
   if (!fs::is_directory(checkpoints, ec)) return;
   for (const auto& entry : fs::directory_iterator(checkpoints, ec)) {
@@ -138,7 +147,8 @@ void Trainer::refuse_existing_checkpoints() const {
   }
 }
 
-nlohmann::json Trainer::resume_from(const fs::path& dir) {
+nlohmann::json RunCheckpoints::resume_from(const fs::path& dir,
+                                           const CheckpointContents& contents) {
   verify_checkpoint_dir(dir, checkpoint_required_files());
 
   const fs::path config_path = dir / "config.yaml";
@@ -151,7 +161,7 @@ nlohmann::json Trainer::resume_from(const fs::path& dir) {
   check_resume_compatible(saved_config, config_, dir.string(),
                           resume_ == "auto" ? ResumeRule::same_model_and_data
                                             : ResumeRule::same_model);
-  if (read_file_bytes(dir / "tokenizer.model") != tokenizer_->serialized_model()) {
+  if (read_file_bytes(dir / "tokenizer.model") != contents.tokenizer.serialized_model()) {
     throw ConfigError("tokenizer.model: " + config_.tokenizer.model +
                           " is not the tokenizer checkpoint " + dir.string() +
                           " was trained with (its copy is " + (dir / "tokenizer.model").string() +
@@ -170,10 +180,12 @@ nlohmann::json Trainer::resume_from(const fs::path& dir) {
                       "distributed");
   }
 
-  model::load_model_pt(model_, (dir / "model.pt").string());
+  model::load_model_pt(contents.model, (dir / "model.pt").string());
   const fs::path optimizer_path = dir / "optimizer.pt";
   try {
-    torch::load(step_->optimizer(), optimizer_path.string(), device_);
+    // The moments go where the weights are.
+    const auto device = contents.model->parameters().front().device();
+    torch::load(contents.optimizer, optimizer_path.string(), device);
   } catch (const std::exception& e) {
     throw CheckpointError(optimizer_path.string() + ": cannot load the optimizer state: " +
                           first_line(e.what()));
@@ -185,11 +197,11 @@ nlohmann::json Trainer::resume_from(const fs::path& dir) {
   }
   nlohmann::json position = mine.data_position;
 
-  state_ = std::move(state);
-  resumed_step_ = state_.step;
-  last_checkpoint_step_ = state_.step;
-  log::info("ckpt", "resumed from {} at step {} ({} tokens seen)", dir.string(), state_.step,
-            state_.tokens_seen);
+  contents.state = std::move(state);
+  resumed_step_ = contents.state.step;
+  last_step_ = contents.state.step;
+  log::info("ckpt", "resumed from {} at step {} ({} tokens seen)", dir.string(),
+            contents.state.step, contents.state.tokens_seen);
   return position;
 }
 

@@ -1,0 +1,41 @@
+#pragma once
+// What a user sees of a training run, on rank 0: a log line and a metrics.jsonl row every
+// logging.every_steps, the evaluation rows, the checkpoint and stop messages, and the progress
+// line between them. Stop signals are the ones StopSignals recorded (app/stop_signals.h).
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "mlm/config/run_config.h"
+#include "mlm/train/app/metrics_log.h"
+#include "mlm/train/app/metrics_window.h"
+#include "mlm/train/app/progress.h"
+#include "mlm/train/loop/run_reporter.h"
+
+namespace mlm::train {
+
+class RunLog : public RunReporter {
+ public:
+  /// `is_main`: this rank reports (the others only count). Rank 0 opens metrics.jsonl in the
+  /// run directory, dropping rows after `resumed_step` (see MetricsLog).
+  RunLog(const config::RunConfig& config, bool is_main, std::optional<int64_t> resumed_step);
+
+  void started(const TrainerState& state, const RunClock& clock) override;
+  void stepped(const StepStats& stats, const TrainerState& state, bool closes_window) override;
+  void paused(double seconds) override;
+  void evaluated(const EvalResult& result, const TrainerState& state) override;
+  void checkpointed(const std::filesystem::path& dir, double seconds) override;
+  void stopping(StopReason reason, const TrainerState& state) override;
+  void finished(const TrainerState& state) override;
+  int pending_signal() const override;
+
+ private:
+  const config::RunConfig& config_;
+  bool is_main_;
+  std::unique_ptr<MetricsLog> metrics_;  // rank 0
+  ProgressLine progress_;
+  const RunClock* clock_ = nullptr;      // the running loop's, from started()
+  std::optional<MetricsWindow> window_;  // from started()
+};
+
+}  // namespace mlm::train

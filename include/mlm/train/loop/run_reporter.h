@@ -1,0 +1,36 @@
+#pragma once
+// What the training loop tells the layer above it (the log lines, metrics.jsonl, the progress
+// line), and the one thing it asks of it: whether a stop signal arrived. The loop draws
+// nothing and handles no signal; app/run_log.h and app/stop_signals.h do, above it.
+#include <filesystem>
+
+#include "mlm/train/checkpoint/trainer_state.h"
+#include "mlm/train/loop/eval_result.h"
+#include "mlm/train/loop/run_clock.h"
+#include "mlm/train/loop/run_schedule.h"
+#include "mlm/train/loop/training_step.h"
+
+namespace mlm::train {
+
+class RunReporter {
+ public:
+  virtual ~RunReporter() = default;
+
+  /// The loop starts from `state` (a resumed run's ETA counts only its own steps and tokens).
+  virtual void started(const TrainerState& state, const RunClock& clock) = 0;
+  /// After each step; `closes_window` on the steps of logging.every_steps.
+  virtual void stepped(const StepStats& stats, const TrainerState& state, bool closes_window) = 0;
+  /// `seconds` spent off training (an evaluation, a checkpoint): not counted in tokens/s.
+  virtual void paused(double seconds) = 0;
+  virtual void evaluated(const EvalResult& result, const TrainerState& state) = 0;
+  virtual void checkpointed(const std::filesystem::path& dir, double seconds) = 0;
+  /// The loop ends for `reason` (none: the schedule's end) at `state`.
+  virtual void stopping(StopReason reason, const TrainerState& state) = 0;
+  /// The run is over: its last evaluation and checkpoint are written.
+  virtual void finished(const TrainerState& state) = 0;
+
+  /// SIGINT or SIGTERM when one has arrived since the loop started, else 0.
+  virtual int pending_signal() const = 0;
+};
+
+}  // namespace mlm::train

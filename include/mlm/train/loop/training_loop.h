@@ -1,0 +1,76 @@
+#pragma once
+// The training loop: each step draws its micro-batches from the train split, trains on them
+// (training_step.h) and reports; the run schedule says when to evaluate, checkpoint and stop.
+// It is handed its parts, built and owned by the run's assembly (app/trainer.h), and saves
+// through the checkpoint component; what it has to say goes to a RunReporter.
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "mlm/config/run_config.h"
+#include "mlm/dist/communicator.h"
+#include "mlm/masking/batch_stream.h"
+#include "mlm/masking/validation_batches.h"
+#include "mlm/train/checkpoint/run_checkpoints.h"
+#include "mlm/train/loop/eval_result.h"
+#include "mlm/train/loop/lr_schedule.h"
+#include "mlm/train/loop/run_reporter.h"
+#include "mlm/train/loop/run_schedule.h"
+#include "mlm/train/loop/training_step.h"
+
+namespace mlm::train {
+
+/// What the loop runs on, by reference. `contents` is what a checkpoint holds: the model, the
+/// optimizer, the trainer state the loop advances, the tokenizer and the data position.
+struct LoopParts {
+  const config::RunConfig& config;
+  dist::Communicator& comm;
+  torch::Device device;
+  bool bf16;
+  TrainingStep& step;
+  const LrSchedule& lr;
+  const RunSchedule& schedule;
+  masking::BatchStream& batches;
+  RunCheckpoints& checkpoints;
+  CheckpointContents contents;
+  RunReporter& reporter;
+};
+
+class TrainingLoop {
+ public:
+  explicit TrainingLoop(LoopParts parts);
+
+  /// Trains until the schedule ends the run; returns the exit code: 0 done, 130/143 stopped
+  /// by SIGINT/SIGTERM after writing a checkpoint. Throws on failure (e.g. too many
+  /// non-finite steps in a row, a checkpoint that cannot be written).
+  int run();
+
+  /// Evaluates now (collective) and reports the result; run() does so on eval.every_steps
+  /// and at the end.
+  EvalResult evaluate_and_report();
+
+  /// Called on every rank after each step (tests, tools).
+  void on_step(std::function<void(const StepStats&)> callback) { on_step_ = std::move(callback); }
+  const std::optional<EvalResult>& last_eval() const { return last_eval_; }
+
+ private:
+  StepStats train_step();
+  /// Counts a step in the state; too many skipped steps in a row end the run.
+  void count_step(const StepStats& stats);
+  /// Runs an evaluation or a checkpoint off the training clock.
+  template <typename F>
+  void pause_for(F&& work);
+  int finish(StopReason stop, const RunClock& clock);
+  void save_checkpoint();
+
+  LoopParts parts_;
+  TrainerState& state_;
+  std::unique_ptr<masking::ValidationBatches> valid_batches_;  // read at the first evaluation
+  std::optional<EvalResult> last_eval_;
+  int64_t last_eval_step_ = -1;
+  std::function<void(const StepStats&)> on_step_;
+};
+
+}  // namespace mlm::train

@@ -1,0 +1,90 @@
+#include "mlm/train/app/run_log.h"
+
+#include <fmt/format.h>
+
+#include "mlm/train/app/stop_signals.h"
+#include "mlm/util/logging.h"
+
+namespace mlm::train {
+
+RunLog::RunLog(const config::RunConfig& config, bool is_main, std::optional<int64_t> resumed_step)
+    : config_(config),
+      is_main_(is_main),
+      progress_(is_main && progress_bar_wanted(config.logging.progress_bar)) {
+  if (is_main_) {
+    metrics_ = std::make_unique<MetricsLog>(
+        std::filesystem::path(config.train.output_dir) / "metrics.jsonl", resumed_step);
+  }
+}
+
+void RunLog::started(const TrainerState& state, const RunClock& clock) {
+  clock_ = &clock;
+  window_.emplace(config_.train, state, clock);
+}
+
+void RunLog::stepped(const StepStats& stats, const TrainerState& state, bool closes_window) {
+  window_->add(stats);
+  if (!is_main_) return;
+  if (!closes_window) {
+    progress_.update(window_->progress_text(stats, state));
+    return;
+  }
+  const auto row = window_->close(stats, state);
+  metrics_->write(row.json);
+  progress_.clear();
+  log::info("train", "{}", row.line);
+}
+
+void RunLog::paused(double seconds) {
+  if (window_) window_->pause(seconds);
+}
+
+void RunLog::evaluated(const EvalResult& result, const TrainerState& state) {
+  if (!is_main_) return;
+  nlohmann::json row = {{"step", state.step},
+                        {"tokens", state.tokens_seen},
+                        {"eval_loss", result.mlm_loss()},
+                        {"eval_mlm_accuracy", result.masked_accuracy()},
+                        {"eval_perplexity", result.perplexity()},
+                        {"eval_unigram_accuracy", result.unigram_accuracy()},
+                        {"eval_num_masked", result.num_masked},
+                        {"eval_time_s", result.seconds}};
+  if (result.num_sentence_pairs > 0) row["eval_nsp_accuracy"] = result.nsp_accuracy();
+  metrics_->write(row);
+  progress_.clear();
+  log::info("eval", "step {} | loss {:.4f} | perplexity {:.2f} | masked accuracy {:.4f} "
+            "({} tokens; unigram baseline {:.4f}){} | {}",
+            state.step, result.mlm_loss(), result.perplexity(), result.masked_accuracy(),
+            result.num_masked, result.unigram_accuracy(),
+            result.num_sentence_pairs > 0
+                ? fmt::format(" | sentence-pair accuracy {:.4f}", result.nsp_accuracy())
+                : "",
+            format_duration(result.seconds));
+}
+
+void RunLog::checkpointed(const std::filesystem::path& dir, double seconds) {
+  if (!is_main_) return;
+  progress_.clear();
+  log::info("ckpt", "wrote {} ({:.1f}s)", dir.string(), seconds);
+}
+
+void RunLog::stopping(StopReason reason, const TrainerState& state) {
+  progress_.clear();
+  if (reason == StopReason::sigint || reason == StopReason::sigterm) {
+    log::warn("train", "{} received: writing a checkpoint at step {} and stopping",
+              reason == StopReason::sigterm ? "SIGTERM" : "SIGINT", state.step);
+  } else if (reason == StopReason::out_of_time) {
+    log::info("train", "train.max_time_s ({}s) reached at step {}", config_.train.max_time_s,
+              state.step);
+  }
+}
+
+void RunLog::finished(const TrainerState& state) {
+  log::info("train", "stopped at step {} after {} tokens; {} skipped step(s); {} this run",
+            state.step, state.tokens_seen, state.skipped_steps,
+            format_duration(clock_ ? clock_->run_seconds() : 0.0));
+}
+
+int RunLog::pending_signal() const { return StopSignals::pending(); }
+
+}  // namespace mlm::train

@@ -1,0 +1,97 @@
+#include "mlm/train/loop/training_loop.h"
+
+#include <cmath>
+
+#include "mlm/train/loop/evaluator.h"
+#include "mlm/util/elapsed.h"
+#include "mlm/util/errors.h"
+#include "mlm/util/logging.h"
+
+namespace mlm::train {
+
+TrainingLoop::TrainingLoop(LoopParts parts) : parts_(std::move(parts)), state_(parts_.contents.state) {}
+
+int TrainingLoop::run() {
+  const RunClock clock(state_.train_time_s);
+  parts_.reporter.started(state_, clock);
+  StopReason stop = StopReason::none;
+  while (stop == StopReason::none && !parts_.schedule.finished(state_.step, state_.tokens_seen)) {
+    const StepStats stats = train_step();
+    state_.train_time_s = clock.train_time_s();
+    if (on_step_) on_step_(stats);
+    parts_.reporter.stepped(stats, state_, parts_.schedule.log_at(stats.step));
+    if (parts_.schedule.evaluate_at(state_.step)) pause_for([&] { evaluate_and_report(); });
+    if (parts_.schedule.checkpoint_at(state_.step)) pause_for([&] { save_checkpoint(); });
+    stop = parts_.schedule.agree_to_stop(parts_.comm, clock.run_seconds(),
+                                         parts_.reporter.pending_signal());
+  }
+  return finish(stop, clock);
+}
+
+template <typename F>
+void TrainingLoop::pause_for(F&& work) {
+  const auto start = SteadyClock::now();
+  work();
+  parts_.reporter.paused(seconds_since(start));
+}
+
+StepStats TrainingLoop::train_step() {
+  const int64_t step = state_.step + 1;
+  const auto batches = collect_step(parts_.batches, parts_.config.train.grad_accum_steps);
+  const StepStats stats = parts_.step.run(step, parts_.lr.at(step), batches);
+  count_step(stats);
+  return stats;
+}
+
+void TrainingLoop::count_step(const StepStats& stats) {
+  state_.step = stats.step;
+  state_.tokens_seen += stats.tokens;
+  if (!stats.skipped) {
+    state_.consecutive_skipped = 0;
+    return;
+  }
+  ++state_.skipped_steps;
+  ++state_.consecutive_skipped;
+  log::warn("train", "step {}: non-finite {} (loss {}, grad norm {}); step skipped ({} in a row, "
+            "{} in total)", stats.step, std::isfinite(stats.loss) ? "gradient" : "loss",
+            stats.loss, stats.grad_norm, state_.consecutive_skipped, state_.skipped_steps);
+  if (state_.consecutive_skipped >= parts_.config.train.max_skipped_steps) {
+    throw std::runtime_error(
+        "training diverged: " + std::to_string(state_.consecutive_skipped) +
+        " non-finite steps in a row (train.max_skipped_steps) at step " +
+        std::to_string(stats.step) + "; the last good checkpoint is in " +
+        (std::filesystem::path(parts_.config.train.output_dir) / "checkpoints").string() +
+        " (try a lower optim.learning_rate or longer warmup)");
+  }
+}
+
+int TrainingLoop::finish(StopReason stop, const RunClock& clock) {
+  parts_.reporter.stopping(stop, state_);
+  state_.train_time_s = clock.train_time_s();
+  // A run that ended as configured is scored at its last step; a signalled one hurries.
+  if (exit_code_for(stop) == kExitOk && last_eval_step_ != state_.step) evaluate_and_report();
+  if (parts_.checkpoints.last_step() != state_.step) save_checkpoint();
+  parts_.reporter.finished(state_);
+  return exit_code_for(stop);
+}
+
+void TrainingLoop::save_checkpoint() {
+  const auto start = SteadyClock::now();
+  const auto dir = parts_.checkpoints.save(parts_.contents);
+  parts_.reporter.checkpointed(dir, seconds_since(start));
+}
+
+EvalResult TrainingLoop::evaluate_and_report() {
+  if (!valid_batches_) {  // read and tokenized once per run, masked anew at each evaluation
+    valid_batches_ = std::make_unique<masking::ValidationBatches>(
+        parts_.config, parts_.contents.tokenizer, parts_.comm.rank(), parts_.comm.world_size());
+  }
+  const auto result = evaluate(parts_.contents.model, *valid_batches_, parts_.comm, parts_.device,
+                               parts_.bf16);
+  last_eval_ = result;
+  last_eval_step_ = state_.step;
+  parts_.reporter.evaluated(result, state_);
+  return result;
+}
+
+}  // namespace mlm::train
