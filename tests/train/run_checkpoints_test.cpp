@@ -43,11 +43,19 @@ std::vector<double> moment_sums(torch::optim::AdamW& optimizer) {
   return sums;
 }
 
+/// A run directory of its own, its config, and the tokenizer every Held shares.
+struct RunDir {
+  config::RunConfig config;
+  std::shared_ptr<dist::Communicator> comm = dist::Communicator::single_process();
+  text::Tokenizer tokenizer;
+
+  explicit RunDir(const std::string& name)
+      : config(tiny_config(fresh_dir(name) / "run")), tokenizer(open_tokenizer(config, *comm)) {}
+};
+
 TEST(RunCheckpoints, RestoresWhatItSavedIntoOtherObjects) {
-  const auto dir = fresh_dir("run_checkpoints");
-  const auto config = tiny_config(dir / "run");
-  const auto comm = dist::Communicator::single_process();
-  const auto tokenizer = open_tokenizer(config, *comm);
+  const RunDir run("run_checkpoints");
+  const auto& [config, comm, tokenizer] = run;
 
   Held first(config, tokenizer, 1);
   first.state.step = 7;
@@ -85,10 +93,8 @@ TEST(RunCheckpoints, RestoresWhatItSavedIntoOtherObjects) {
 }
 
 TEST(RunCheckpoints, ANewRunRefusesADirectoryWithCheckpoints) {
-  const auto dir = fresh_dir("run_checkpoints_refuse");
-  const auto config = tiny_config(dir / "run");
-  const auto comm = dist::Communicator::single_process();
-  const auto tokenizer = open_tokenizer(config, *comm);
+  const RunDir run("run_checkpoints_refuse");
+  const auto& [config, comm, tokenizer] = run;
   Held held(config, tokenizer, 1);
   {
     RunCheckpoints checkpoints(config, comm, "", 0);
