@@ -47,9 +47,9 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   } else if (resume_.empty()) {
     refuse_existing_checkpoints();
   }
-  batches_ = std::make_unique<masking::BatchStream>(config_, *tokenizer_, data::Split::train,
-                                                    comm_->rank(), comm_->world_size(),
-                                                    position ? &*position : nullptr);
+  batches_ = std::make_unique<masking::BatchStream>(
+      config::resolve_data_plan(config_, comm_->rank(), comm_->world_size()), *tokenizer_,
+      data::Split::train, position ? &*position : nullptr);
 
   if (comm_->is_main()) {  // the run lock made output_dir_
     write_file_durably(output_dir_ / "config.yaml", config::dump_config(config_));
@@ -149,8 +149,8 @@ int Trainer::finish(StopReason stop, const MetricsWindow& window) {
 
 EvalResult Trainer::evaluate_and_log() {
   if (!valid_batches_) {  // read and tokenized once per run, masked anew at each evaluation
-    valid_batches_ = std::make_unique<masking::ValidationBatches>(config_, *tokenizer_, comm_->rank(),
-                                                                  comm_->world_size());
+    valid_batches_ = std::make_unique<masking::ValidationBatches>(
+        config::resolve_data_plan(config_, comm_->rank(), comm_->world_size()), *tokenizer_);
   }
   const auto result = evaluate(model_, config_, *valid_batches_, *comm_, device_);
   last_eval_ = result;
