@@ -14,6 +14,7 @@
 
 #include "cli/common/cli_app.h"
 #include "cli/common/store_commands.h"
+#include "mlm/config/data_plan.h"
 #include "mlm/masking/batch_stream.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/util/elapsed.h"
@@ -103,14 +104,15 @@ int run(const Options& options) {
   if (options.split != "train" && options.split != "valid") {
     throw mlm::UsageError("--split must be train or valid, got '" + options.split + "'");
   }
-  const auto tokenizer = mlm::text::ensure_tokenizer(config);
+  const auto tokenizer = mlm::text::ensure_tokenizer(config.tokenizer, config.data);
   std::optional<nlohmann::json> resume;
   if (!options.from_checkpoint.empty()) resume = saved_position(options.from_checkpoint, options.rank);
   // The batches the trainer (train) or the evaluator (valid) draws: same sizes, same seeds.
   const auto opening = mlm::SteadyClock::now();
   mlm::masking::BatchStream stream(
-      config, tokenizer, options.split == "valid" ? mlm::data::Split::valid : mlm::data::Split::train,
-      options.rank, options.world_size, resume ? &*resume : nullptr);
+      mlm::config::resolve_data_plan(config, options.rank, options.world_size), tokenizer,
+      options.split == "valid" ? mlm::data::Split::valid : mlm::data::Split::train,
+      resume ? &*resume : nullptr);
   const double open_seconds = mlm::seconds_since(opening);
 
   if (options.bench) {

@@ -13,7 +13,9 @@ int main(int argc, char** argv) {
       [&] {
         mlm::config::RunConfig config;
         if (!options.load(config)) return 0;
-        mlm::text::Tokenizer::train(config.tokenizer, mlm::text::tokenizer_training_files(config), mlm::text::ReadOptions::from(config.data));
+        mlm::text::Tokenizer::train(
+            config.tokenizer, mlm::text::tokenizer_training_files(config.tokenizer, config.data),
+            mlm::text::ReadOptions::from(config.data));
         const auto tokenizer = mlm::text::Tokenizer::load(config.tokenizer.model);
         std::cout << "vocab_size " << tokenizer.size() << "\n"
                   << "model " << tokenizer.model_path() << "\n";

@@ -9,21 +9,20 @@ namespace mlm::data {
 namespace {
 
 // What kind of source the configuration reads, as resume_state() names it.
-std::string configured_kind(const config::RunConfig& config, Split split) {
+std::string configured_kind(const config::DataConfig& data, Split split) {
   // A mixture's valid split of data.valid_files is their text stream (mixture_source.h).
-  if (!config.data.sources.empty()) {
-    return split == Split::valid && !config.data.valid_files.empty() ? "text" : "mixture";
+  if (!data.sources.empty()) {
+    return split == Split::valid && !data.valid_files.empty() ? "text" : "mixture";
   }
-  return config.data.store.empty() ? "text" : "prepared";
+  return data.store.empty() ? "text" : "prepared";
 }
 
 }  // namespace
 
-std::unique_ptr<SequenceSource> open_sequences(const config::RunConfig& config,
+std::unique_ptr<SequenceSource> open_sequences(const config::DataPlan& plan,
                                                const text::Tokenizer& tokenizer, Split split,
-                                               int rank, int world_size,
                                                const nlohmann::json* resume) {
-  const std::string kind = configured_kind(config, split);
+  const std::string kind = configured_kind(plan.data, split);
   if (resume != nullptr) {
     // Positions written before sources had kinds are text-stream positions.
     const std::string saved = resume->is_object() ? resume->value("kind", "text") : "text";
@@ -34,8 +33,8 @@ std::unique_ptr<SequenceSource> open_sequences(const config::RunConfig& config,
                         "data");
     }
   }
-  if (kind == "mixture" || !config.data.sources.empty()) {
-    return open_mixture_sequences(config, tokenizer, split, rank, world_size, resume);
+  if (kind == "mixture" || !plan.data.sources.empty()) {
+    return open_mixture_sequences(plan, tokenizer, split, resume);
   }
   if (kind == "text") {
     std::optional<DataPosition> position;
@@ -46,9 +45,9 @@ std::unique_ptr<SequenceSource> open_sequences(const config::RunConfig& config,
         throw CheckpointError(std::string("bad saved data position: ") + e.what());
       }
     }
-    return std::make_unique<StreamingDataset>(config, tokenizer, split, rank, world_size, position);
+    return std::make_unique<StreamingDataset>(plan, tokenizer, split, position);
   }
-  return std::make_unique<PreparedDataset>(config, tokenizer, split, rank, world_size, resume);
+  return std::make_unique<PreparedDataset>(plan, tokenizer, split, resume);
 }
 
 }  // namespace mlm::data

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "mlm/config/run_config.h"
 #include "mlm/dist/dist_env.h"
 
 namespace mlm::dist {

@@ -4,23 +4,25 @@
 
 namespace mlm::masking {
 
-int64_t batch_size_for(const config::RunConfig& config, data::Split split) {
-  if (split == data::Split::valid && config.eval.batch_size > 0) return config.eval.batch_size;
-  return config.train.micro_batch_size;
+int64_t batch_size_for(const config::DataPlan& plan, data::Split split) {
+  return split == data::Split::valid ? plan.valid_batch_size : plan.train_batch_size;
 }
 
-uint64_t mask_seed_for(const config::RunConfig& config, data::Split split) {
-  return static_cast<uint64_t>(split == data::Split::valid ? config.eval.seed : config.train.seed);
+uint64_t mask_seed_for(const config::DataPlan& plan, data::Split split) {
+  return split == data::Split::valid ? plan.eval_seed : plan.seed;
 }
 
-BatchStream::BatchStream(const config::RunConfig& config, const text::Tokenizer& tokenizer,
-                         data::Split split, int rank, int world_size,
-                         const nlohmann::json* resume)
-    : source_(data::open_sequences(config, tokenizer, split, rank, world_size, resume)),
-      collator_(config.masking, tokenizer.vocab(), config.data.seq_len, config.model.objective,
-                !config.model.attend_across_documents),
-      batch_size_(batch_size_for(config, split)),
-      seed_(mask_seed_for(config, split)) {}
+MaskingCollator collator_for(const config::DataPlan& plan, const text::VocabInfo& vocab) {
+  return MaskingCollator(plan.masking, vocab, plan.data.seq_len, plan.objective,
+                         plan.document_ids);
+}
+
+BatchStream::BatchStream(const config::DataPlan& plan, const text::Tokenizer& tokenizer,
+                         data::Split split, const nlohmann::json* resume)
+    : source_(data::open_sequences(plan, tokenizer, split, resume)),
+      collator_(collator_for(plan, tokenizer.vocab())),
+      batch_size_(batch_size_for(plan, split)),
+      seed_(mask_seed_for(plan, split)) {}
 
 std::optional<MaskedBatch> BatchStream::next() {
   rows_.clear();

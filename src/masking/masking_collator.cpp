@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "mlm/config/validate.h"
+#include "mlm/config/validate_masking.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::masking {

@@ -7,18 +7,16 @@
 
 namespace mlm::masking {
 
-ValidationBatches::ValidationBatches(const config::RunConfig& config, const text::Tokenizer& tokenizer,
-                                     int rank, int world_size)
-    : collator_(config.masking, tokenizer.vocab(), config.data.seq_len, config.model.objective,
-                !config.model.attend_across_documents),
-      seed_(mask_seed_for(config, data::Split::valid)),
+ValidationBatches::ValidationBatches(const config::DataPlan& plan, const text::Tokenizer& tokenizer)
+    : collator_(collator_for(plan, tokenizer.vocab())),
+      seed_(mask_seed_for(plan, data::Split::valid)),
       vocab_size_(tokenizer.vocab().size) {
   const auto start = SteadyClock::now();
   // eval.max_batches bounds the whole evaluation: each rank keeps its share.
-  const int64_t max_batches =
-      config.eval.max_batches > 0 ? (config.eval.max_batches + world_size - 1) / world_size : 0;
-  const int64_t batch_size = batch_size_for(config, data::Split::valid);
-  const auto source = data::open_sequences(config, tokenizer, data::Split::valid, rank, world_size);
+  const int64_t all = plan.eval_max_batches, ranks = plan.world_size;
+  const int64_t max_batches = all > 0 ? (all + ranks - 1) / ranks : 0;
+  const int64_t batch_size = batch_size_for(plan, data::Split::valid);
+  const auto source = data::open_sequences(plan, tokenizer, data::Split::valid);
   data::PackedSequence sequence;
   while (max_batches == 0 || size() < max_batches) {
     std::vector<data::PackedSequence> rows;

@@ -248,31 +248,34 @@ Tokenizer checked_kind(Tokenizer tokenizer, const config::TokenizerConfig& confi
 
 }  // namespace
 
-Tokenizer ensure_tokenizer(const config::RunConfig& config) {
-  const auto& path = config.tokenizer.model;
-  if (std::filesystem::exists(path)) return checked_kind(Tokenizer::load(path), config.tokenizer);
-  if (config.tokenizer.type == config::TokenizerType::wordpiece) {
+Tokenizer ensure_tokenizer(const config::TokenizerConfig& tokenizer,
+                           const config::DataConfig& data) {
+  const auto& path = tokenizer.model;
+  if (std::filesystem::exists(path)) return checked_kind(Tokenizer::load(path), tokenizer);
+  if (tokenizer.type == config::TokenizerType::wordpiece) {
     throw ConfigError("tokenizer.model: '" + path +
                           "' does not exist (tokenizer.type wordpiece loads a BERT vocab.txt, "
                           "tokenizer.json or Hugging Face directory; it is never trained)",
                       "tokenizer.model");
   }
-  if (!config.tokenizer.train_if_missing) {
+  if (!tokenizer.train_if_missing) {
     throw ConfigError("tokenizer.model: '" + path +
                           "' does not exist (train one with mlm-tokenizer, or set "
                           "tokenizer.train_if_missing: true)",
                       "tokenizer.model");
   }
   log::info("text", "tokenizer model '{}' is missing: training it first", path);
-  Tokenizer::train(config.tokenizer, tokenizer_training_files(config), ReadOptions::from(config.data), Tokenizer::Existing::keep);
+  Tokenizer::train(tokenizer, tokenizer_training_files(tokenizer, data), ReadOptions::from(data),
+                   Tokenizer::Existing::keep);
   return Tokenizer::load(path);
 }
 
-std::vector<std::string> tokenizer_training_files(const config::RunConfig& config) {
-  if (!config.tokenizer.training_files.empty()) return config.tokenizer.training_files;
-  if (!config.data.train_files.empty()) return config.data.train_files;
+std::vector<std::string> tokenizer_training_files(const config::TokenizerConfig& tokenizer,
+                                                  const config::DataConfig& data) {
+  if (!tokenizer.training_files.empty()) return tokenizer.training_files;
+  if (!data.train_files.empty()) return data.train_files;
   std::vector<std::string> files;  // a mixture: every source's text files
-  for (const auto& source : config.data.sources) {
+  for (const auto& source : data.sources) {
     files.insert(files.end(), source.files.begin(), source.files.end());
   }
   return files;

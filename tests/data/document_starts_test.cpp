@@ -9,6 +9,7 @@
 
 #include "data/sentence_corpus.h"
 #include "data/store_fixture.h"
+#include "mlm/config/run_config.h"
 #include "mlm/data/store/prepared_dataset.h"
 #include "mlm/data/stream/streaming_dataset.h"
 #include "text/tokenizer_fixture.h"
@@ -17,6 +18,7 @@ namespace mlm::data::document_starts_test {
 
 using mlm::testing::fixture_tokenizer;
 using Ids = std::vector<int32_t>;
+using config::resolve_data_plan;
 
 /// The corpus's documents as one token run each, walked along the sequences packed from them
 /// in order; the document starts of each sequence come from where its text crosses a
@@ -99,9 +101,11 @@ class DocumentStarts : public ::testing::Test {
   static std::vector<PackedSequence> all_valid(const config::RunConfig& c) {
     std::unique_ptr<SequenceSource> source;
     if (c.data.store.empty()) {
-      source = std::make_unique<StreamingDataset>(c, fixture_tokenizer(), Split::valid);
+      source = std::make_unique<StreamingDataset>(resolve_data_plan(c), fixture_tokenizer(),
+                                                  Split::valid);
     } else {
-      source = std::make_unique<PreparedDataset>(c, fixture_tokenizer(), Split::valid);
+      source = std::make_unique<PreparedDataset>(resolve_data_plan(c), fixture_tokenizer(),
+                                                 Split::valid);
     }
     std::vector<PackedSequence> out;
     PackedSequence s;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 
+#include "mlm/config/run_config.h"
 #include "mlm/data/mixture/mixture_source.h"
 #include "mlm/data/seeded_random.h"
 #include "mlm/data/stream/streaming_dataset.h"
@@ -19,6 +20,7 @@ namespace {
 
 using mlm::testing::fixture_tokenizer;
 using mlm::testing::make_temp_dir;
+using config::resolve_data_plan;
 
 // Documents of 2..4 lines of random words; a line is unique with near certainty (8 words of
 // 24), so no two sources, and no two places of one source's epoch, pack the same sequence.
@@ -99,7 +101,8 @@ void expect_same(const std::vector<PackedSequence>& got, const std::vector<Packe
 std::vector<std::vector<PackedSequence>> source_streams(size_t n) {
   std::vector<std::vector<PackedSequence>> out;
   for (size_t s = 0; s < fixture().files.size(); ++s) {
-    StreamingDataset stream(fixture().single(s), fixture_tokenizer(), Split::train);
+    StreamingDataset stream(resolve_data_plan(fixture().single(s)), fixture_tokenizer(),
+                            Split::train);
     out.push_back(take(stream, n));
   }
   return out;
@@ -107,7 +110,7 @@ std::vector<std::vector<PackedSequence>> source_streams(size_t n) {
 
 TEST(MixtureSource, SharesFollowTheWeightsAndEachSourceKeepsItsOrder) {
   constexpr size_t kPositions = 600;
-  MixtureSource mixture(fixture().config(), fixture_tokenizer(), Split::train);
+  MixtureSource mixture(resolve_data_plan(fixture().config()), fixture_tokenizer(), Split::train);
   const auto got = take(mixture, kPositions);
   ASSERT_EQ(got.size(), kPositions);
   const auto streams = source_streams(kPositions);
@@ -173,10 +176,11 @@ TEST(MixtureSource, DrawSharesOverManyPositions) {
 TEST(MixtureSource, NRanksSeeExactlyTheSingleProcessStream) {
   constexpr size_t kSteps = 40, kBatch = 3;
   for (int world : {2, 3}) {
-    MixtureSource single(fixture().config(), fixture_tokenizer(), Split::train);
+    MixtureSource single(resolve_data_plan(fixture().config()), fixture_tokenizer(), Split::train);
     const auto all = take(single, kSteps * kBatch * world);
     for (int rank = 0; rank < world; ++rank) {
-      MixtureSource shard(fixture().config(), fixture_tokenizer(), Split::train, rank, world);
+      MixtureSource shard(resolve_data_plan(fixture().config(), rank, world), fixture_tokenizer(),
+                          Split::train);
       const auto got = take(shard, kSteps * kBatch);
       std::vector<PackedSequence> want;
       for (const auto& s : all) {
@@ -191,16 +195,18 @@ TEST(MixtureSource, ResumesExactlyAtAnyPoint) {
   constexpr size_t kAfter = 25;
   for (int world : {1, 3}) {
     const int rank = world - 1;
-    MixtureSource reference(fixture().config(), fixture_tokenizer(), Split::train, rank, world);
+    MixtureSource reference(resolve_data_plan(fixture().config(), rank, world), fixture_tokenizer(),
+                            Split::train);
     const auto ref = take(reference, 140 + kAfter);
     for (size_t stop : {0, 1, 2, 5, 13, 34, 77, 140}) {
-      MixtureSource first(fixture().config(), fixture_tokenizer(), Split::train, rank, world);
+      MixtureSource first(resolve_data_plan(fixture().config(), rank, world), fixture_tokenizer(),
+                          Split::train);
       take(first, stop);
       // Through text, as a checkpoint stores it.
       const auto state = nlohmann::json::parse(first.resume_state().dump());
       EXPECT_EQ(state["kind"], "mixture");
-      MixtureSource resumed(fixture().config(), fixture_tokenizer(), Split::train, rank, world,
-                            &state);
+      MixtureSource resumed(resolve_data_plan(fixture().config(), rank, world), fixture_tokenizer(),
+                            Split::train, &state);
       EXPECT_EQ(resumed.counters().sequences, static_cast<int64_t>(stop));
       const auto got = take(resumed, kAfter);
       expect_same(got, std::vector<PackedSequence>(ref.begin() + stop, ref.begin() + stop + kAfter),
@@ -210,14 +216,14 @@ TEST(MixtureSource, ResumesExactlyAtAnyPoint) {
 }
 
 TEST(MixtureSource, RefusesAChangedMixture) {
-  MixtureSource first(fixture().config(), fixture_tokenizer(), Split::train);
+  MixtureSource first(resolve_data_plan(fixture().config()), fixture_tokenizer(), Split::train);
   take(first, 10);
   const auto state = first.resume_state();
   const auto& tok = fixture_tokenizer();
   const auto expect_refused = [&](const config::RunConfig& c, const std::string& part, int rank = 0,
                                   int world = 1, const nlohmann::json* s = nullptr) {
     try {
-      MixtureSource reopened(c, tok, Split::train, rank, world, s ? s : &state);
+      MixtureSource reopened(resolve_data_plan(c, rank, world), tok, Split::train, s ? s : &state);
       ADD_FAILURE() << "not refused: " << part;
     } catch (const ConfigError& e) {
       EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
@@ -232,12 +238,12 @@ TEST(MixtureSource, RefusesAChangedMixture) {
   fewer.data.sources.pop_back();
   expect_refused(fewer, "this run has 2 with weights [0.5, 0.2]");
   expect_refused(fixture().config(), "cannot resume rank 0 of 2", 0, 2);
-  StreamingDataset text(fixture().single(0), tok, Split::train);
+  StreamingDataset text(resolve_data_plan(fixture().single(0)), tok, Split::train);
   const auto text_state = text.resume_state();
   expect_refused(fixture().config(), "the saved data position is of a 'text' source", 0, 1,
                  &text_state);
   try {
-    MixtureSource reopened(reweighted, tok, Split::train, 0, 1, &state);
+    MixtureSource reopened(resolve_data_plan(reweighted, 0, 1), tok, Split::train, &state);
     ADD_FAILURE() << "changed weights not refused";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.key(), "data.sources");
@@ -245,25 +251,27 @@ TEST(MixtureSource, RefusesAChangedMixture) {
   // A position that is not one of this rank's is bad data, not a changed mixture.
   auto broken = state;
   broken["samples"] = 11;
-  EXPECT_THROW(MixtureSource(fixture().config(), tok, Split::train, 0, 1, &broken), DataError);
+  EXPECT_THROW(
+      MixtureSource(resolve_data_plan(fixture().config(), 0, 1), tok, Split::train, &broken),
+      DataError);
 }
 
 TEST(MixtureSource, ValidSplitIsTheSourcesHeldOutSharesInOrder) {
   const auto& tok = fixture_tokenizer();
   std::vector<PackedSequence> want;
   for (size_t s = 0; s < fixture().files.size(); ++s) {
-    StreamingDataset valid(fixture().single(s), tok, Split::valid);
+    StreamingDataset valid(resolve_data_plan(fixture().single(s)), tok, Split::valid);
     for (auto& seq : take(valid, SIZE_MAX)) {
       seq.sample_id = want.size();
       want.push_back(seq);
     }
   }
   ASSERT_GT(want.size(), 6u);
-  auto one = open_mixture_sequences(fixture().config(), tok, Split::valid);
+  auto one = open_mixture_sequences(resolve_data_plan(fixture().config()), tok, Split::valid);
   expect_same(take(*one, SIZE_MAX), want, "valid, one rank");
   EXPECT_EQ(one->counters().sequences, static_cast<int64_t>(want.size()));
   for (int rank = 0; rank < 2; ++rank) {
-    MixtureSource shard(fixture().config(), tok, Split::valid, rank, 2);
+    MixtureSource shard(resolve_data_plan(fixture().config(), rank, 2), tok, Split::valid);
     std::vector<PackedSequence> mine;
     for (const auto& s : want) {
       if (static_cast<int>(s.sample_id % 2) == rank) mine.push_back(s);
@@ -272,7 +280,8 @@ TEST(MixtureSource, ValidSplitIsTheSourcesHeldOutSharesInOrder) {
     const size_t stop = (want.size() / 2) / 2;
     auto got = take(shard, stop);
     const auto state = nlohmann::json::parse(shard.resume_state().dump());
-    MixtureSource resumed(fixture().config(), tok, Split::valid, rank, 2, &state);
+    MixtureSource resumed(resolve_data_plan(fixture().config(), rank, 2), tok, Split::valid,
+                          &state);
     for (const auto& s : take(resumed, SIZE_MAX)) got.push_back(s);
     expect_same(got, mine, "valid, rank " + std::to_string(rank) + " of 2");
   }
@@ -282,10 +291,10 @@ TEST(MixtureSource, ValidFilesAreTheirStreamingValidSplit) {
   const auto& tok = fixture_tokenizer();
   auto c = fixture().config();
   c.data.valid_files = {fixture().files[2]};
-  StreamingDataset direct(c, tok, Split::valid);
+  StreamingDataset direct(resolve_data_plan(c), tok, Split::valid);
   const auto want = take(direct, SIZE_MAX);
   ASSERT_FALSE(want.empty());
-  auto mixed = open_mixture_sequences(c, tok, Split::valid);
+  auto mixed = open_mixture_sequences(resolve_data_plan(c), tok, Split::valid);
   expect_same(take(*mixed, SIZE_MAX), want, "data.valid_files");
   EXPECT_EQ(mixed->resume_state()["kind"], "text");
 }

@@ -13,6 +13,7 @@
 
 #include "data/sentence_corpus.h"
 #include "data/store_fixture.h"
+#include "mlm/config/run_config.h"
 #include "mlm/data/store/prepared_dataset.h"
 #include "mlm/util/errors.h"
 #include "text/tokenizer_fixture.h"
@@ -21,6 +22,7 @@ namespace mlm::data::prepared_dataset_test {
 
 using mlm::testing::fixture_tokenizer;
 using Ids = std::vector<int32_t>;
+using config::resolve_data_plan;
 
 class PreparedDatasetTest : public ::testing::Test {
  protected:
@@ -74,7 +76,7 @@ void expect_same(const PackedSequence& a, const PackedSequence& b, const std::st
 
 TEST_F(PreparedDatasetTest, AnEpochCoversEveryTableSequenceOnce) {
   for (int64_t B : {1, 4, 7}) {
-    PreparedDataset ds(config(B), fixture_tokenizer(), Split::train);
+    PreparedDataset ds(resolve_data_plan(config(B)), fixture_tokenizer(), Split::train);
     const int64_t M = ds.prepared().size();
     std::multiset<Ids> want, got;
     PackedSequence s;
@@ -95,7 +97,7 @@ TEST_F(PreparedDatasetTest, AnEpochCoversEveryTableSequenceOnce) {
 }
 
 TEST_F(PreparedDatasetTest, MlmSequencesEndAtSentenceEnds) {
-  PreparedDataset ds(config(), fixture_tokenizer(), Split::train);
+  PreparedDataset ds(resolve_data_plan(config()), fixture_tokenizer(), Split::train);
   const auto ids = fixture_tokenizer().vocab().ids;
   for (const auto& s : take(ds, 500)) {
     ASSERT_GE(s.ids.size(), 3u);
@@ -110,10 +112,11 @@ TEST_F(PreparedDatasetTest, MlmSequencesEndAtSentenceEnds) {
 // Global micro-batch t of 1 x N*B is the concatenation of micro-batch t of ranks 0..N-1.
 void expect_ranks_equal_single(const config::RunConfig& single_config, const config::RunConfig& rank_config,
                                int N, int64_t B, int64_t steps) {
-  PreparedDataset single(single_config, fixture_tokenizer(), Split::train);
+  PreparedDataset single(resolve_data_plan(single_config), fixture_tokenizer(), Split::train);
   std::vector<std::unique_ptr<PreparedDataset>> ranks;
   for (int r = 0; r < N; ++r) {
-    ranks.push_back(std::make_unique<PreparedDataset>(rank_config, fixture_tokenizer(), Split::train, r, N));
+    ranks.push_back(std::make_unique<PreparedDataset>(resolve_data_plan(rank_config, r, N),
+                                                      fixture_tokenizer(), Split::train));
   }
   for (int64_t t = 0; t < steps; ++t) {
     const auto global = take(single, static_cast<size_t>(N * B));
@@ -132,7 +135,10 @@ TEST_F(PreparedDatasetTest, NRanksTimesBEqualOneTimesNB) {
     for (int N : {1, 2, 4}) {
       const int64_t B = 3;
       auto single = config(N * B, objective), ranked = config(B, objective);
-      const int64_t M = PreparedDataset(single, fixture_tokenizer(), Split::train).prepared().size();
+      const int64_t M =
+          PreparedDataset(resolve_data_plan(single), fixture_tokenizer(), Split::train)
+              .prepared()
+              .size();
       // Past two epoch ends (M is not a multiple of N*B here).
       expect_ranks_equal_single(single, ranked, N, B, 2 * M / (N * B) + 5);
     }
@@ -142,16 +148,18 @@ TEST_F(PreparedDatasetTest, NRanksTimesBEqualOneTimesNB) {
 TEST_F(PreparedDatasetTest, ResumeContinuesExactly) {
   for (auto objective : {config::Objective::mlm, config::Objective::sop}) {
     const auto c = config(3, objective);
-    const int64_t M = PreparedDataset(c, fixture_tokenizer(), Split::train).prepared().size();
+    const int64_t M =
+        PreparedDataset(resolve_data_plan(c), fixture_tokenizer(), Split::train).prepared().size();
     for (int64_t k : {int64_t{0}, int64_t{1}, int64_t{5}, M / 2 + 1, M + 7}) {
-      PreparedDataset ds(c, fixture_tokenizer(), Split::train, 1, 2);
+      PreparedDataset ds(resolve_data_plan(c, 1, 2), fixture_tokenizer(), Split::train);
       take(ds, static_cast<size_t>(k));
       const auto state = ds.resume_state();
       EXPECT_EQ(state["kind"], "prepared");
       const int64_t epoch = ds.epoch();
       const auto counted = ds.counters().sequences;
       const auto want = take(ds, 40);
-      PreparedDataset resumed(c, fixture_tokenizer(), Split::train, 1, 2, &state);
+      PreparedDataset resumed(resolve_data_plan(c, 1, 2), fixture_tokenizer(), Split::train,
+                              &state);
       EXPECT_EQ(resumed.epoch(), epoch) << "k " << k;
       EXPECT_EQ(resumed.counters().sequences, counted);
       const auto got = take(resumed, 40);
@@ -163,38 +171,47 @@ TEST_F(PreparedDatasetTest, ResumeContinuesExactly) {
 
 TEST_F(PreparedDatasetTest, ResumeRefusesWhatItCannotContinue) {
   const auto c = config(3);
-  PreparedDataset ds(c, fixture_tokenizer(), Split::train, 1, 2);
+  PreparedDataset ds(resolve_data_plan(c, 1, 2), fixture_tokenizer(), Split::train);
   take(ds, 5);
   const auto state = ds.resume_state();
   const auto& tok = fixture_tokenizer();
-  EXPECT_THROW(PreparedDataset(c, tok, Split::train, 0, 2, &state), ConfigError);  // another rank
-  EXPECT_THROW(PreparedDataset(c, tok, Split::train, 1, 3, &state), ConfigError);  // another world size
+  EXPECT_THROW(PreparedDataset(resolve_data_plan(c, 0, 2), tok, Split::train, &state),
+               ConfigError);  // another rank
+  EXPECT_THROW(PreparedDataset(resolve_data_plan(c, 1, 3), tok, Split::train, &state),
+               ConfigError);  // another world size
   auto other = c;
   other.train.micro_batch_size = 4;
-  EXPECT_THROW(PreparedDataset(other, tok, Split::train, 1, 2, &state), ConfigError);
+  EXPECT_THROW(PreparedDataset(resolve_data_plan(other, 1, 2), tok, Split::train, &state),
+               ConfigError);
   other = c;
   other.data.seq_len = 64;
-  EXPECT_THROW(PreparedDataset(other, tok, Split::train, 1, 2, &state), ConfigError);
+  EXPECT_THROW(PreparedDataset(resolve_data_plan(other, 1, 2), tok, Split::train, &state),
+               ConfigError);
   other = c;
   other.data.packing = config::Packing::tokens;
-  EXPECT_THROW(PreparedDataset(other, tok, Split::train, 1, 2, &state), ConfigError);
+  EXPECT_THROW(PreparedDataset(resolve_data_plan(other, 1, 2), tok, Split::train, &state),
+               ConfigError);
   other = c;
   other.data.store = write("other", {corpus_.docs.begin(), corpus_.docs.begin() + 100}, 1);
-  EXPECT_THROW(PreparedDataset(other, tok, Split::train, 1, 2, &state), DataError);
+  EXPECT_THROW(PreparedDataset(resolve_data_plan(other, 1, 2), tok, Split::train, &state),
+               DataError);
   auto text_state = state;
   text_state["kind"] = "text";
-  EXPECT_THROW(PreparedDataset(c, tok, Split::train, 1, 2, &text_state), ConfigError);
+  EXPECT_THROW(PreparedDataset(resolve_data_plan(c, 1, 2), tok, Split::train, &text_state),
+               ConfigError);
   auto not_mine = state;
   not_mine["samples"] = 1;  // global sequence 0 is rank 0's
-  EXPECT_THROW(PreparedDataset(c, tok, Split::train, 1, 2, &not_mine), DataError);
+  EXPECT_THROW(PreparedDataset(resolve_data_plan(c, 1, 2), tok, Split::train, &not_mine),
+               DataError);
 }
 
 TEST_F(PreparedDatasetTest, ValidPassGivesEachSequenceOnceAcrossRanks) {
   const auto c = config();
-  const int64_t M = PreparedDataset(c, fixture_tokenizer(), Split::valid).prepared().size();
+  const int64_t M =
+      PreparedDataset(resolve_data_plan(c), fixture_tokenizer(), Split::valid).prepared().size();
   std::set<uint64_t> seen;
   for (int r = 0; r < 3; ++r) {
-    PreparedDataset ds(c, fixture_tokenizer(), Split::valid, r, 3);
+    PreparedDataset ds(resolve_data_plan(c, r, 3), fixture_tokenizer(), Split::valid);
     PackedSequence s;
     while (ds.next(s)) {
       EXPECT_EQ(static_cast<int>(s.sample_id % 3), r);
@@ -208,8 +225,8 @@ TEST_F(PreparedDatasetTest, ValidPassGivesEachSequenceOnceAcrossRanks) {
 
 TEST_F(PreparedDatasetTest, IndexedAccessIsTheSingleRankStream) {
   const auto c = config(6);
-  PreparedDataset ds(c, fixture_tokenizer(), Split::train);
-  auto indexed = open_prepared_indexed(c, fixture_tokenizer(), Split::train);
+  PreparedDataset ds(resolve_data_plan(c), fixture_tokenizer(), Split::train);
+  auto indexed = open_prepared_indexed(resolve_data_plan(c), fixture_tokenizer(), Split::train);
   const int64_t M = ds.prepared().size();
   PackedSequence s;
   for (const auto& want : take(ds, static_cast<size_t>(M + 10))) {
@@ -218,9 +235,10 @@ TEST_F(PreparedDatasetTest, IndexedAccessIsTheSingleRankStream) {
   }
   const auto state = indexed->resume_state();
   EXPECT_EQ(state["samples"], M + 10);
-  auto reopened = open_prepared_indexed(c, fixture_tokenizer(), Split::train, &state);
+  auto reopened =
+      open_prepared_indexed(resolve_data_plan(c), fixture_tokenizer(), Split::train, &state);
   EXPECT_EQ(reopened->epoch(), 1);
-  auto valid = open_prepared_indexed(c, fixture_tokenizer(), Split::valid);
+  auto valid = open_prepared_indexed(resolve_data_plan(c), fixture_tokenizer(), Split::valid);
   EXPECT_TRUE(valid->at(M - 1, s));
   EXPECT_FALSE(valid->at(M, s));
 }
@@ -233,7 +251,7 @@ TEST_F(PreparedDatasetTest, PairsAreCutAtSentenceEndsAndLabelledHalfTheTime) {
   for (auto objective : {config::Objective::nsp, config::Objective::sop}) {
     auto c = config(4, objective);
     c.data.seq_len = 128;
-    PreparedDataset ds(c, fixture_tokenizer(), Split::train);
+    PreparedDataset ds(resolve_data_plan(c), fixture_tokenizer(), Split::train);
     const auto seqs = take(ds, 3 * static_cast<size_t>(ds.prepared().size()));
     int64_t ones = 0;
     for (const auto& s : seqs) {
@@ -311,9 +329,10 @@ TEST(PreparedDatasetBytes, EachOfFourRanksReadsAboutAQuarterOfTheStore) {
   }
   // The sequence table file, as mlm-data prepare leaves it: the ranks read it instead of the
   // whole index (8% of this store, whose sentences average 24 two-byte tokens).
-  const int64_t built_table_bytes = PreparedSplit(c, fixture_tokenizer(), Split::train).table_bytes_read();
+  const int64_t built_table_bytes =
+      PreparedSplit(resolve_data_plan(c), fixture_tokenizer(), Split::train).table_bytes_read();
   for (int r = 0; r < 4; ++r) {
-    PreparedDataset ds(c, fixture_tokenizer(), Split::train, r, 4);
+    PreparedDataset ds(resolve_data_plan(c, r, 4), fixture_tokenizer(), Split::train);
     const int64_t M = ds.prepared().size();
     PackedSequence s;
     while (ds.global_index(ds.counters().sequences) < M) ds.next(s);

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "data/sentence_corpus.h"
+#include "mlm/config/run_config.h"
 #include "mlm/data/stream/streaming_dataset.h"
 #include "text/tokenizer_fixture.h"
 
@@ -20,6 +21,7 @@ namespace mlm::data::sentence_packing {
 using mlm::testing::SentenceCorpus;
 using mlm::testing::fixture_tokenizer;
 using Ids = std::vector<int32_t>;
+using config::resolve_data_plan;
 
 class SentencePacking : public ::testing::Test {
  protected:
@@ -100,7 +102,7 @@ TEST_F(SentencePacking, SequencesEndAtSentenceEndsAndAreAsFullAsAllowed) {
   }
   ASSERT_GT(corpus.docs[7][1].size(), static_cast<size_t>(kSeqLen)) << "the long line must need a cut";
   auto c = config_for(corpus);
-  StreamingDataset ds(c, tok, Split::valid);
+  StreamingDataset ds(resolve_data_plan(c), tok, Split::valid);
   const auto seqs = take(ds, SIZE_MAX);
   const auto& ids = tok.vocab().ids;
   int64_t cuts = 0, joined = 0;
@@ -136,7 +138,7 @@ TEST_F(SentencePacking, TokenPackingStillFillsEverySequence) {
   const auto corpus = mlm::testing::write_sentence_corpus(dir_, "c.txt", tok, 40, 1);
   auto c = config_for(corpus);
   c.data.packing = config::Packing::tokens;
-  StreamingDataset ds(c, tok, Split::valid);
+  StreamingDataset ds(resolve_data_plan(c), tok, Split::valid);
   const auto seqs = take(ds, SIZE_MAX);
   int64_t mid_sentence = 0;
   for (size_t i = 0; i + 1 < seqs.size(); ++i) {
@@ -151,7 +153,7 @@ TEST_F(SentencePacking, DocumentsApartEndAtTheirLastSentence) {
   const auto corpus = mlm::testing::write_sentence_corpus(dir_, "c.txt", tok, 40, 2);
   auto c = config_for(corpus);
   c.data.cross_documents = false;
-  StreamingDataset ds(c, tok, Split::valid);
+  StreamingDataset ds(resolve_data_plan(c), tok, Split::valid);
   const auto seqs = take(ds, SIZE_MAX);
   size_t doc = 0, line = 0;  // walk the corpus along the sequences
   for (const auto& s : seqs) {
@@ -210,7 +212,7 @@ void check_pairs(config::Objective objective, const SentenceCorpus& corpus, conf
                  const text::Tokenizer& tok) {
   SCOPED_TRACE(std::string(config::to_string(objective)));
   c.model.objective = objective;
-  StreamingDataset ds(c, tok, Split::train);
+  StreamingDataset ds(resolve_data_plan(c), tok, Split::train);
   const size_t n = 3000;
   const auto seqs = take(ds, n);
   ASSERT_GT(ds.epoch(), 1) << "several epochs";
@@ -299,7 +301,7 @@ TEST_F(SentencePacking, OneLineDocumentsStillMakePairs) {
   c.data.doc_separator = config::DocSeparator::line;
   for (auto objective : {config::Objective::nsp, config::Objective::sop}) {
     c.model.objective = objective;
-    StreamingDataset ds(c, tok, Split::train);
+    StreamingDataset ds(resolve_data_plan(c), tok, Split::train);
     const auto seqs = take(ds, 400);
     int64_t ones = 0;
     for (const auto& s : seqs) ones += s.nsp_label;

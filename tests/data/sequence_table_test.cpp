@@ -8,6 +8,7 @@
 
 #include "data/sentence_corpus.h"
 #include "data/store_fixture.h"
+#include "mlm/config/run_config.h"
 #include "mlm/data/store/prepared_dataset.h"
 #include "mlm/data/store/sequence_table.h"
 #include "mlm/data/stream/streaming_dataset.h"
@@ -18,6 +19,7 @@ namespace mlm::data::sequence_table_test {
 
 using mlm::testing::fixture_tokenizer;
 using Ids = std::vector<int32_t>;
+using config::resolve_data_plan;
 
 class SequenceTableTest : public ::testing::Test {
  protected:
@@ -44,7 +46,7 @@ class SequenceTableTest : public ::testing::Test {
   }
 
   static std::vector<Ids> all_valid(const config::RunConfig& c) {
-    PreparedDataset ds(c, fixture_tokenizer(), Split::valid);
+    PreparedDataset ds(resolve_data_plan(c), fixture_tokenizer(), Split::valid);
     std::vector<Ids> out;
     PackedSequence s;
     while (ds.next(s)) out.push_back(s.ids);
@@ -68,7 +70,7 @@ TEST_F(SequenceTableTest, SentencePackingMatchesTheStreamingPacker) {
   for (bool cross : {true, false}) {
     c.data.cross_documents = cross;
     std::vector<Ids> streamed;
-    StreamingDataset stream(c, tok, Split::valid);
+    StreamingDataset stream(resolve_data_plan(c), tok, Split::valid);
     PackedSequence s;
     while (stream.next(s)) streamed.push_back(s.ids);
     const auto prepared = all_valid(c);

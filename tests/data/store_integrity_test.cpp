@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "mlm/config/run_config.h"
 #include "mlm/data/store/prepared_split.h"
 #include "mlm/data/store/prepared_store.h"
 #include "mlm/data/store/sequence_table.h"
@@ -25,6 +26,7 @@ namespace mlm::data::store_integrity_test {
 namespace fs = std::filesystem;
 using mlm::testing::corpus_path;
 using mlm::testing::fixture_tokenizer;
+using config::resolve_data_plan;
 
 std::string read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -71,10 +73,10 @@ class StoreIntegrity : public ::testing::Test {
     PrepareOptions options;
     options.threads = 2;
     options.shard_tokens = 2500;  // several shards
-    prepare_store(config_, fixture_tokenizer(), options);
+    prepare_store(config_.data, fixture_tokenizer(), options);
     std::vector<std::string> tables;
     for (const auto split : {Split::train, Split::valid}) {
-      const PreparedSplit prepared(config_, fixture_tokenizer(), split);
+      const PreparedSplit prepared(resolve_data_plan(config_), fixture_tokenizer(), split);
       tables.push_back(prepared.table_path());
     }
     record_table_checksums(config_.data.store, tables);
@@ -128,13 +130,14 @@ TEST_F(StoreIntegrity, ASoundStoreVerifies) {
 
 TEST_F(StoreIntegrity, ARandomBytesTableIsNamedAndRebuiltFromTheSoundIndex) {
   const std::string sound = read_bytes(table_);
-  const auto want = read_all(PreparedSplit(config_, fixture_tokenizer(), Split::train));
+  const auto want =
+      read_all(PreparedSplit(resolve_data_plan(config_), fixture_tokenizer(), Split::train));
   // Random bytes over the whole file, or after its header only (the header still matching).
   for (const size_t from : {size_t{0}, size_t{128}}) {
     randomize(table_, from);
     ASSERT_EQ(fs::file_size(table_), sound.size());
     expect_damaged(table_, "damaged sequence table");
-    const PreparedSplit reopened(config_, fixture_tokenizer(), Split::train);
+    const PreparedSplit reopened(resolve_data_plan(config_), fixture_tokenizer(), Split::train);
     EXPECT_EQ(read_all(reopened), want);
     EXPECT_EQ(read_bytes(table_), sound) << "rebuilt and saved again";
     EXPECT_TRUE(verify_store(store().string()).damaged.empty());
@@ -149,7 +152,7 @@ TEST_F(StoreIntegrity, ADamagedTableOverADamagedIndexIsRefused) {
   bytes[bytes.size() - 40] ^= 0x01;
   write_bytes(index, bytes);
   try {
-    PreparedSplit(config_, fixture_tokenizer(), Split::train);
+    PreparedSplit(resolve_data_plan(config_), fixture_tokenizer(), Split::train);
     FAIL() << "a damaged index was read";
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find(index.string() + ": checksum"), std::string::npos) << e.what();
@@ -172,7 +175,7 @@ TEST_F(StoreIntegrity, AFlippedByteInAShardIsNamed) {
   bytes[201] ^= 0x80;
   write_bytes(tokens, bytes);
   expect_damaged(tokens.string(), "checksum");
-  const PreparedSplit split(config_, fixture_tokenizer(), Split::train);
+  const PreparedSplit split(resolve_data_plan(config_), fixture_tokenizer(), Split::train);
   try {
     read_all(split);
     FAIL() << "an id outside the vocabulary was read";
@@ -202,7 +205,8 @@ TEST_F(StoreIntegrity, AStoreWithoutChecksumsLoadsAndItsStructureIsChecked) {
   }
   std::ofstream(store() / "manifest.json") << manifest.dump(1);
   EXPECT_EQ(split_fingerprint(manifest, Split::train), fingerprint) << "checksums are not the store's identity";
-  const auto want = read_all(PreparedSplit(config_, fixture_tokenizer(), Split::train));
+  const auto want =
+      read_all(PreparedSplit(resolve_data_plan(config_), fixture_tokenizer(), Split::train));
   auto check = verify_store(store().string());
   EXPECT_TRUE(check.damaged.empty()) << ::testing::PrintToString(check.damaged);
   EXPECT_FALSE(check.checksums);
@@ -218,7 +222,9 @@ TEST_F(StoreIntegrity, AStoreWithoutChecksumsLoadsAndItsStructureIsChecked) {
     expect_damaged(table_, from == 0 ? "not a sequence table" : "byte offset ");
     // What a run opening the split meets: damage named (then logged, and the table rebuilt).
     EXPECT_THROW(SequenceTable::load(table_, fingerprint, *settings, train), DataError);
-    EXPECT_EQ(read_all(PreparedSplit(config_, fixture_tokenizer(), Split::train)), want);
+    EXPECT_EQ(
+        read_all(PreparedSplit(resolve_data_plan(config_), fixture_tokenizer(), Split::train)),
+        want);
     EXPECT_EQ(read_bytes(table_), sound);
   }
 
@@ -230,7 +236,8 @@ TEST_F(StoreIntegrity, AStoreWithoutChecksumsLoadsAndItsStructureIsChecked) {
   write_bytes(index, bytes);
   fs::remove(table_);
   expect_damaged(index.string(), "byte offset " + std::to_string(at) + ": sentence ");
-  EXPECT_THROW(PreparedSplit(config_, fixture_tokenizer(), Split::train), DataError);
+  EXPECT_THROW(PreparedSplit(resolve_data_plan(config_), fixture_tokenizer(), Split::train),
+               DataError);
 }
 
 }  // namespace mlm::data::store_integrity_test

@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "mlm/config/run_config.h"
 #include "mlm/data/store/prepared_store.h"
 #include "mlm/data/store/store_writer.h"
 #include "mlm/data/stream/tokenizing_pipeline.h"
@@ -138,7 +139,7 @@ class StoreWriter : public ::testing::Test {
 
 TEST_F(StoreWriter, HoldsExactlyTheStreamingPathsDocumentsSentencesAndTokens) {
   const auto config = held_out_config();
-  const auto summary = prepare_store(config, fixture_tokenizer(), options());
+  const auto summary = prepare_store(config.data, fixture_tokenizer(), options());
   ASSERT_TRUE(summary.complete);
   EXPECT_FALSE(summary.already_prepared);
 
@@ -184,7 +185,7 @@ TEST_F(StoreWriter, HoldsExactlyTheStreamingPathsDocumentsSentencesAndTokens) {
 TEST_F(StoreWriter, ValidFilesAreTheValidSplitAndTrainKeepsEveryDocument) {
   auto config = held_out_config();
   config.data.valid_files = {(dir_ / "valid.txt").string()};
-  prepare_store(config, fixture_tokenizer(), options());
+  prepare_store(config.data, fixture_tokenizer(), options());
   EXPECT_EQ(read_store(config.data.store, Split::train), read_streaming(config, Split::train));
   EXPECT_EQ(read_store(config.data.store, Split::valid), read_streaming(config, Split::valid));
   // Nothing held out: the train split has every document of the three files.
@@ -196,14 +197,14 @@ TEST_F(StoreWriter, ValidFilesAreTheValidSplitAndTrainKeepsEveryDocument) {
   config.data.valid_files.clear();
   config.data.valid_fraction = 0;
   config.data.store = (dir_ / "no_valid").string();
-  prepare_store(config, fixture_tokenizer(), options());
+  prepare_store(config.data, fixture_tokenizer(), options());
   EXPECT_THROW(PreparedStore(config.data.store, Split::valid), DataError);
 }
 
 TEST_F(StoreWriter, SameBytesWhateverTheThreadCount) {
   const auto one = held_out_config("one"), three = held_out_config("three");
-  prepare_store(one, fixture_tokenizer(), options(1));
-  prepare_store(three, fixture_tokenizer(), options(3));
+  prepare_store(one.data, fixture_tokenizer(), options(1));
+  prepare_store(three.data, fixture_tokenizer(), options(3));
   const auto a = snapshot(one.data.store), b = snapshot(three.data.store);
   ASSERT_EQ(names(a), names(b));
   for (const auto& [name, bytes] : a) EXPECT_TRUE(bytes == b.at(name)) << name << " differs";
@@ -211,11 +212,11 @@ TEST_F(StoreWriter, SameBytesWhateverTheThreadCount) {
 
 TEST_F(StoreWriter, ResumesAfterAStopToTheSameBytes) {
   const auto whole = held_out_config("whole"), stopped = held_out_config("stopped");
-  prepare_store(whole, fixture_tokenizer(), options());
+  prepare_store(whole.data, fixture_tokenizer(), options());
 
   auto stop = options(3);
   stop.stop_after_shards = 2;
-  const auto first = prepare_store(stopped, fixture_tokenizer(), stop);
+  const auto first = prepare_store(stopped.data, fixture_tokenizer(), stop);
   EXPECT_FALSE(first.complete);
   EXPECT_EQ(first.shards, 2);
   const fs::path dir = stopped.data.store;
@@ -226,9 +227,9 @@ TEST_F(StoreWriter, ResumesAfterAStopToTheSameBytes) {
   EXPECT_THROW(PreparedStore(dir.string(), Split::train), DataError);
 
   // Two more shards, then the rest: each run continues where the last one stopped.
-  const auto second = prepare_store(stopped, fixture_tokenizer(), stop);
+  const auto second = prepare_store(stopped.data, fixture_tokenizer(), stop);
   EXPECT_EQ(second.shards, 4);
-  const auto last = prepare_store(stopped, fixture_tokenizer(), options(1));
+  const auto last = prepare_store(stopped.data, fixture_tokenizer(), options(1));
   EXPECT_TRUE(last.complete);
   EXPECT_LT(last.tokens_written, last.tokens) << "a resumed prepare re-did finished shards";
   EXPECT_EQ(snapshot(dir), snapshot(whole.data.store));
@@ -236,26 +237,26 @@ TEST_F(StoreWriter, ResumesAfterAStopToTheSameBytes) {
 
 TEST_F(StoreWriter, ATruncatedShardIsPreparedAgainOnResume) {
   const auto whole = held_out_config("whole"), cut = held_out_config("cut");
-  prepare_store(whole, fixture_tokenizer(), options());
+  prepare_store(whole.data, fixture_tokenizer(), options());
   auto stop = options();
   stop.stop_after_shards = 3;
-  prepare_store(cut, fixture_tokenizer(), stop);
+  prepare_store(cut.data, fixture_tokenizer(), stop);
   const fs::path shard = fs::path(cut.data.store) / "train" / "000001.tokens";
   fs::resize_file(shard, fs::file_size(shard) / 2);
   // A shard renamed into place by a run killed before it could list it: written again.
   std::ofstream(fs::path(cut.data.store) / "train" / "000003.tokens") << "stale";
 
-  prepare_store(cut, fixture_tokenizer(), options());
+  prepare_store(cut.data, fixture_tokenizer(), options());
   EXPECT_EQ(snapshot(cut.data.store), snapshot(whole.data.store));
 }
 
 TEST_F(StoreWriter, AlreadyPreparedStoreIsLeftAsItIs) {
   const auto config = held_out_config();
-  const auto first = prepare_store(config, fixture_tokenizer(), options());
+  const auto first = prepare_store(config.data, fixture_tokenizer(), options());
   const auto manifest = fs::path(config.data.store) / "manifest.json";
   const auto written = fs::last_write_time(manifest);
   const auto before = snapshot(config.data.store);
-  const auto again = prepare_store(config, fixture_tokenizer(), options());
+  const auto again = prepare_store(config.data, fixture_tokenizer(), options());
   EXPECT_TRUE(again.already_prepared);
   EXPECT_EQ(again.tokens, first.tokens);
   EXPECT_EQ(again.documents, first.documents);
@@ -286,9 +287,9 @@ TEST_F(StoreWriter, RefusesAnotherTokenizerUntilOverwrite) {
   // An interrupted prepare is resumed only with its own tokenizer.
   auto stop = options();
   stop.stop_after_shards = 1;
-  prepare_store(config, fixture_tokenizer(), stop);
+  prepare_store(config.data, fixture_tokenizer(), stop);
   try {
-    prepare_store(config, other_tokenizer(), options());
+    prepare_store(config.data, other_tokenizer(), options());
     FAIL() << "resumed with another tokenizer";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.key(), "tokenizer.model");
@@ -296,9 +297,9 @@ TEST_F(StoreWriter, RefusesAnotherTokenizerUntilOverwrite) {
   }
 
   // A complete store of another tokenizer is refused, naming data.store and --overwrite.
-  prepare_store(config, fixture_tokenizer(), options());
+  prepare_store(config.data, fixture_tokenizer(), options());
   try {
-    prepare_store(config, other_tokenizer(), options());
+    prepare_store(config.data, other_tokenizer(), options());
     FAIL() << "a complete store of another tokenizer was accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.key(), "data.store");
@@ -312,7 +313,7 @@ TEST_F(StoreWriter, RefusesAnotherTokenizerUntilOverwrite) {
   std::ofstream(dir / "notes.txt") << "mine";
   auto overwrite = options();
   overwrite.overwrite = true;
-  const auto redone = prepare_store(config, other_tokenizer(), overwrite);
+  const auto redone = prepare_store(config.data, other_tokenizer(), overwrite);
   EXPECT_TRUE(redone.complete);
   EXPECT_TRUE(fs::exists(dir / "notes.txt"));
   PreparedStore store(dir.string(), Split::train);
@@ -324,10 +325,10 @@ TEST_F(StoreWriter, RefusesToResumeOverAChangedSourceFile) {
   const auto config = held_out_config();
   auto stop = options();
   stop.stop_after_shards = 1;
-  prepare_store(config, fixture_tokenizer(), stop);
+  prepare_store(config.data, fixture_tokenizer(), stop);
   std::ofstream(dir_ / "docs.jsonl", std::ios::app) << "{\"text\": \"one more document.\"}\n";
   try {
-    prepare_store(config, fixture_tokenizer(), options());
+    prepare_store(config.data, fixture_tokenizer(), options());
     FAIL() << "resumed over a changed file";
   } catch (const DataError& e) {
     const std::string what = e.what();
@@ -337,11 +338,11 @@ TEST_F(StoreWriter, RefusesToResumeOverAChangedSourceFile) {
   // A complete store read with another held-out share would have other splits: refused.
   auto overwrite = options();
   overwrite.overwrite = true;
-  prepare_store(config, fixture_tokenizer(), overwrite);
+  prepare_store(config.data, fixture_tokenizer(), overwrite);
   auto other = config;
   other.data.valid_fraction = 0.3;
   try {
-    prepare_store(other, fixture_tokenizer(), options());
+    prepare_store(other.data, fixture_tokenizer(), options());
     FAIL() << "a store of another held-out share was taken as prepared";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.key(), "data.store");
@@ -355,7 +356,7 @@ TEST_F(StoreWriter, CorpusWithoutTokensOrHeldOutDocumentsIsADataError) {
   config.data.train_files = {(dir_ / "blank.txt").string()};
   config.data.valid_fraction = 0;
   try {
-    prepare_store(config, fixture_tokenizer(), options());
+    prepare_store(config.data, fixture_tokenizer(), options());
     FAIL() << "no error for a corpus without tokens";
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find("data.train_files"), std::string::npos) << e.what();
@@ -366,21 +367,21 @@ TEST_F(StoreWriter, CorpusWithoutTokensOrHeldOutDocumentsIsADataError) {
   config = held_out_config("tiny_share");
   config.data.valid_fraction = 1e-9;
   try {
-    prepare_store(config, fixture_tokenizer(), options());
+    prepare_store(config.data, fixture_tokenizer(), options());
     FAIL() << "no error for an empty held-out split";
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find("data.valid_fraction"), std::string::npos) << e.what();
   }
 
   config.data.store.clear();
-  EXPECT_THROW(prepare_store(config, fixture_tokenizer(), options()), UsageError);
+  EXPECT_THROW(prepare_store(config.data, fixture_tokenizer(), options()), UsageError);
 }
 
 TEST_F(StoreWriter, MissingOrBinaryInputIsADataErrorNamingTheFile) {
   auto config = held_out_config();
   config.data.train_files = {(dir_ / "missing.txt").string()};
   try {
-    prepare_store(config, fixture_tokenizer(), options());
+    prepare_store(config.data, fixture_tokenizer(), options());
     FAIL() << "no error for a missing file";
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find("missing.txt"), std::string::npos) << e.what();
@@ -389,7 +390,7 @@ TEST_F(StoreWriter, MissingOrBinaryInputIsADataErrorNamingTheFile) {
   config.data.train_files = {(dir_ / "binary.txt").string()};
   config.data.on_bad_record = config::BadRecordPolicy::error;
   try {
-    prepare_store(config, fixture_tokenizer(), options());
+    prepare_store(config.data, fixture_tokenizer(), options());
     FAIL() << "no error for a binary file";
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find("binary.txt"), std::string::npos) << e.what();
@@ -419,10 +420,10 @@ class FileSizeLimit {
 
 TEST_F(StoreWriter, AFullDiskKeepsWhatWasWrittenAndResumes) {
   const auto whole = held_out_config("whole"), full = held_out_config("full");
-  prepare_store(whole, fixture_tokenizer(), options());
+  prepare_store(whole.data, fixture_tokenizer(), options());
   auto stop = options();
   stop.stop_after_shards = 2;
-  prepare_store(full, fixture_tokenizer(), stop);
+  prepare_store(full.data, fixture_tokenizer(), stop);
   const fs::path dir = full.data.store;
   const auto progress_before = snapshot(dir).at("prepare.progress.json");
 
@@ -432,7 +433,7 @@ TEST_F(StoreWriter, AFullDiskKeepsWhatWasWrittenAndResumes) {
   {
     FileSizeLimit limit(static_cast<rlim_t>(limit_bytes));
     try {
-      prepare_store(full, fixture_tokenizer(), options());
+      prepare_store(full.data, fixture_tokenizer(), options());
       FAIL() << "no error from a full disk";
     } catch (const DataError& e) {
       const std::string what = e.what();
@@ -448,7 +449,7 @@ TEST_F(StoreWriter, AFullDiskKeepsWhatWasWrittenAndResumes) {
   EXPECT_EQ(after.at("train/000001.tokens"), snapshot(whole.data.store).at("train/000001.tokens"));
 
   // Space again: the rerun resumes and ends with the store that never failed.
-  prepare_store(full, fixture_tokenizer(), options());
+  prepare_store(full.data, fixture_tokenizer(), options());
   EXPECT_EQ(snapshot(dir), snapshot(whole.data.store));
 }
 

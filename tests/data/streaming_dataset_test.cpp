@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "mlm/config/run_config.h"
 #include "mlm/data/stream/document_stream.h"
 #include "mlm/data/stream/streaming_dataset.h"
 #include "mlm/text/sentence_split.h"
@@ -17,6 +18,7 @@ namespace {
 
 using mlm::testing::corpus_path;
 using mlm::testing::fixture_tokenizer;
+using config::resolve_data_plan;
 
 config::RunConfig base_config() {
   config::RunConfig c;
@@ -73,7 +75,7 @@ TEST(StreamingDataset, PacksTokenChunks) {
   const auto& tok = fixture_tokenizer();
   auto c = base_config();
   c.data.packing = config::Packing::tokens;
-  StreamingDataset ds(c, tok, Split::valid);
+  StreamingDataset ds(resolve_data_plan(c), tok, Split::valid);
   const auto seqs = take_all(ds);
   ASSERT_GT(seqs.size(), 10u);
   int64_t short_ones = 0, joined = 0;
@@ -106,7 +108,7 @@ TEST(StreamingDataset, DocumentsStayApartWithoutCrossDocuments) {
   const auto& tok = fixture_tokenizer();
   auto c = base_config();
   c.data.cross_documents = false;
-  StreamingDataset ds(c, tok, Split::valid);
+  StreamingDataset ds(resolve_data_plan(c), tok, Split::valid);
   const auto seqs = take_all(ds);
   for (const auto& s : seqs) {
     EXPECT_EQ(std::count(s.ids.begin(), s.ids.end(), tok.vocab().ids.sep), 1);
@@ -124,7 +126,7 @@ TEST(StreamingDataset, SegmentPairsForNspAndSop) {
     auto c = base_config();
     c.model.objective = objective;
     c.data.packing = packing;
-    StreamingDataset ds(c, tok, Split::train);
+    StreamingDataset ds(resolve_data_plan(c), tok, Split::train);
     const auto seqs = take(ds, 400);
     int64_t ones = 0;
     for (const auto& s : seqs) {
@@ -177,13 +179,14 @@ TEST(StreamingDataset, HeldOutSplitIsStableAndDisjoint) {
   EXPECT_EQ(docs_of(Holdout::held_out_only), held);
 
   // The dataset's valid split: the same sequences every time, the train split lacks them.
-  StreamingDataset v1(c, tok, Split::valid), v2(c, tok, Split::valid);
+  StreamingDataset v1(resolve_data_plan(c), tok, Split::valid);
+  StreamingDataset v2(resolve_data_plan(c), tok, Split::valid);
   const auto a = take_all(v1);
   expect_same(a, take_all(v2));
   c.data.shuffle_buffer = 1;
   c.data.shuffle_files = false;
   c.data.cross_documents = false;
-  StreamingDataset train(c, tok, Split::train);
+  StreamingDataset train(resolve_data_plan(c), tok, Split::train);
   PackedSequence s;
   int64_t train_tokens = 0, valid_tokens = 0;
   while (train.next(s) && train.epoch() == 0) {
@@ -207,7 +210,7 @@ TEST(StreamingDataset, RanksPartitionAnEpochExactly) {
   auto c = base_config();
   c.data.cross_documents = false;
   c.data.valid_fraction = 0;
-  StreamingDataset single(c, tok, Split::train);
+  StreamingDataset single(resolve_data_plan(c), tok, Split::train);
   std::vector<PackedSequence> epoch0;
   PackedSequence s;
   while (single.next(s)) {
@@ -221,7 +224,7 @@ TEST(StreamingDataset, RanksPartitionAnEpochExactly) {
     std::vector<std::vector<PackedSequence>> ranks(static_cast<size_t>(world));
     std::map<int32_t, int64_t> sum;
     for (int rank = 0; rank < world; ++rank) {
-      StreamingDataset ds(c, tok, Split::train, rank, world);
+      StreamingDataset ds(resolve_data_plan(c, rank, world), tok, Split::train);
       while (ds.next(s) && s.sample_id < n) {
         EXPECT_EQ(s.sample_id % world, static_cast<uint64_t>(rank));
         ranks[rank].push_back(s);
@@ -262,13 +265,13 @@ TEST(StreamingDataset, RanksAreTheSingleStreamDealtRoundRobin) {
     c.data.num_workers = k.workers;
     c.data.train_files = {corpus_path("lines.txt"), corpus_path("blocks.txt.gz"), corpus_path("docs.jsonl")};
     const size_t per_rank = 400;  // sentence-packed NSP: ~600 sequences an epoch
-    StreamingDataset single(c, tok, Split::train);
+    StreamingDataset single(resolve_data_plan(c), tok, Split::train);
     const auto whole = take(single, per_rank * k.world);
     ASSERT_GT(single.epoch(), 0) << "the test must cross an epoch boundary";
     for (size_t g = 0; g < whole.size(); ++g) ASSERT_EQ(whole[g].sample_id, g);
     std::vector<std::vector<PackedSequence>> ranks;
     for (int rank = 0; rank < k.world; ++rank) {
-      StreamingDataset ds(c, tok, Split::train, rank, k.world);
+      StreamingDataset ds(resolve_data_plan(c, rank, k.world), tok, Split::train);
       ranks.push_back(take(ds, per_rank));
       EXPECT_EQ(ds.counters().sequences, static_cast<int64_t>(per_rank));
     }
@@ -285,13 +288,13 @@ TEST(StreamingDataset, ValidationShardsCoverTheSetOnce) {
   const auto& tok = fixture_tokenizer();
   auto c = base_config();
   c.data.valid_files = {corpus_path("valid.txt"), corpus_path("docs.jsonl.gz")};
-  StreamingDataset single(c, tok, Split::valid);
+  StreamingDataset single(resolve_data_plan(c), tok, Split::valid);
   const auto whole = take_all(single);
   for (int world : {2, 3}) {
     SCOPED_TRACE("world size " + std::to_string(world));
     std::vector<std::vector<PackedSequence>> ranks;
     for (int rank = 0; rank < world; ++rank) {
-      StreamingDataset ds(c, tok, Split::valid, rank, world);
+      StreamingDataset ds(resolve_data_plan(c, rank, world), tok, Split::valid);
       ranks.push_back(take_all(ds));
       EXPECT_EQ(ds.counters().sequences, static_cast<int64_t>(ranks.back().size()));
     }
@@ -312,11 +315,11 @@ TEST(StreamingDataset, OutputDoesNotDependOnWorkerCount) {
   auto c = base_config();
   c.data.train_files = {corpus_path("train.txt"), corpus_path("blocks.txt.gz")};
   c.data.num_workers = 0;
-  StreamingDataset inline_ds(c, tok, Split::train);
+  StreamingDataset inline_ds(resolve_data_plan(c), tok, Split::train);
   const auto reference = take(inline_ds, 300);
   for (int workers : {1, 3}) {
     c.data.num_workers = workers;
-    StreamingDataset ds(c, tok, Split::train);
+    StreamingDataset ds(resolve_data_plan(c), tok, Split::train);
     expect_same(take(ds, 300), reference);
   }
 }
@@ -332,14 +335,14 @@ void check_resume(config::Objective objective, int workers, int rank, int world,
   c.data.num_workers = workers;
   c.data.cross_documents = cross;
   c.data.train_files = {corpus_path("lines.txt"), corpus_path("blocks.txt.gz"), corpus_path("docs.jsonl")};
-  StreamingDataset full(c, tok, Split::train, rank, world);
+  StreamingDataset full(resolve_data_plan(c, rank, world), tok, Split::train);
   const auto reference = take(full, 700);  // sentence-packed NSP: ~600 sequences an epoch
   ASSERT_GT(full.epoch(), 0) << "the test must cross an epoch boundary";
   for (size_t n : {size_t{0}, size_t{1}, size_t{16}, size_t{17}, size_t{190}, size_t{330}, size_t{590}}) {
-    StreamingDataset first(c, tok, Split::train, rank, world);
+    StreamingDataset first(resolve_data_plan(c, rank, world), tok, Split::train);
     take(first, n);
     const auto json = first.position().to_json().dump();
-    StreamingDataset resumed(c, tok, Split::train, rank, world,
+    StreamingDataset resumed(resolve_data_plan(c, rank, world), tok, Split::train,
                              DataPosition::from_json(nlohmann::json::parse(json)));
     const std::vector<PackedSequence> want(reference.begin() + n, reference.begin() + n + 100);
     SCOPED_TRACE("after " + std::to_string(n) + ": " + json);
@@ -372,7 +375,7 @@ TEST(StreamingDataset, EpochsReshuffleAndSampleIdsStayUnique) {
   const auto& tok = fixture_tokenizer();
   auto c = base_config();
   c.data.train_files = {corpus_path("train.txt"), corpus_path("lines.txt"), corpus_path("docs.jsonl")};
-  StreamingDataset ds(c, tok, Split::train, 1, 2);
+  StreamingDataset ds(resolve_data_plan(c, 1, 2), tok, Split::train);
   std::vector<std::vector<PackedSequence>> epochs(3);
   PackedSequence s;
   std::set<uint64_t> ids;
@@ -391,10 +394,10 @@ TEST(StreamingDataset, ValidationIsFiniteAndFixed) {
   auto c = base_config();
   c.data.valid_files = {corpus_path("valid.txt"), corpus_path("docs.jsonl.gz")};
   c.data.num_workers = 3;
-  StreamingDataset a(c, tok, Split::valid);
+  StreamingDataset a(resolve_data_plan(c), tok, Split::valid);
   c.train.seed = 99;  // the seed never changes validation
   c.data.num_workers = 0;
-  StreamingDataset b(c, tok, Split::valid);
+  StreamingDataset b(resolve_data_plan(c), tok, Split::valid);
   const auto seqs = take_all(a);
   expect_same(seqs, take_all(b));
   PackedSequence s;
@@ -419,17 +422,17 @@ TEST_F(BadCorpus, MissingFilesFailAtConstruction) {
   const auto& tok = fixture_tokenizer();
   auto c = base_config();
   c.data.train_files = {corpus_path("train.txt"), (dir_ / "missing.txt").string()};
-  EXPECT_THROW(StreamingDataset(c, tok, Split::train), DataError);
+  EXPECT_THROW(StreamingDataset(resolve_data_plan(c), tok, Split::train), DataError);
   c.data.train_files = {(dir_ / "*.txt").string()};
-  EXPECT_THROW(StreamingDataset(c, tok, Split::train), DataError);
+  EXPECT_THROW(StreamingDataset(resolve_data_plan(c), tok, Split::train), DataError);
   c.data.train_files = {dir_.string()};
-  EXPECT_THROW(StreamingDataset(c, tok, Split::train), DataError);
+  EXPECT_THROW(StreamingDataset(resolve_data_plan(c), tok, Split::train), DataError);
   c.data.train_files = {};
-  EXPECT_THROW(StreamingDataset(c, tok, Split::train), ConfigError);
+  EXPECT_THROW(StreamingDataset(resolve_data_plan(c), tok, Split::train), ConfigError);
   c.data.train_files = {corpus_path("train.txt")};
   c.data.valid_files = {};
   c.data.valid_fraction = 0;
-  EXPECT_THROW(StreamingDataset(c, tok, Split::valid), ConfigError);
+  EXPECT_THROW(StreamingDataset(resolve_data_plan(c), tok, Split::valid), ConfigError);
 }
 
 TEST_F(BadCorpus, EmptyCorpusIsAnError) {
@@ -438,18 +441,18 @@ TEST_F(BadCorpus, EmptyCorpusIsAnError) {
   c.data.train_files = {write("empty.txt", "\n\n   \n")};
   for (int workers : {0, 2}) {
     c.data.num_workers = workers;
-    StreamingDataset ds(c, tok, Split::train);
+    StreamingDataset ds(resolve_data_plan(c), tok, Split::train);
     PackedSequence s;
     EXPECT_THROW(ds.next(s), DataError);
   }
-  StreamingDataset rank1(c, tok, Split::train, 1, 2);  // empty for every rank
+  StreamingDataset rank1(resolve_data_plan(c, 1, 2), tok, Split::train);  // empty for every rank
   PackedSequence s;
   EXPECT_THROW(rank1.next(s), DataError);
   // Fewer sequences per epoch than ranks is no error: the global counter runs on across
   // epochs, so rank 2 of 3 gets the one sequence of epoch 2.
   c.data.train_files = {write("one.txt", "just one document\n")};
   c.data.num_workers = 0;
-  StreamingDataset rank2(c, tok, Split::train, 2, 3);
+  StreamingDataset rank2(resolve_data_plan(c, 2, 3), tok, Split::train);
   ASSERT_TRUE(rank2.next(s));
   EXPECT_EQ(s.sample_id, 2u);
   EXPECT_EQ(rank2.epoch(), 3);
@@ -461,13 +464,13 @@ TEST_F(BadCorpus, BadRecordsAreSkippedAndCountedOrFatal) {
   const auto& tok = fixture_tokenizer();
   auto c = base_config();
   c.data.valid_files = {write("v.jsonl", "{\"text\": \"the old farmer\"}\n{oops\n{\"text\": \"caf\xE9\"}\n")};
-  StreamingDataset ds(c, tok, Split::valid);
+  StreamingDataset ds(resolve_data_plan(c), tok, Split::valid);
   const auto seqs = take_all(ds);
   EXPECT_EQ(seqs.size(), 1u);
   EXPECT_EQ(ds.counters().bad_records, 1);
   EXPECT_EQ(ds.counters().invalid_utf8_fixes, 1);
   c.data.on_bad_record = config::BadRecordPolicy::error;
-  StreamingDataset strict(c, tok, Split::valid);
+  StreamingDataset strict(resolve_data_plan(c), tok, Split::valid);
   PackedSequence s;
   try {
     strict.next(s);
@@ -480,16 +483,16 @@ TEST_F(BadCorpus, BadRecordsAreSkippedAndCountedOrFatal) {
 TEST_F(BadCorpus, ResumeFromAnotherCorpusOrWorldIsRefused) {
   const auto& tok = fixture_tokenizer();
   auto c = base_config();
-  StreamingDataset ds(c, tok, Split::train, 0, 2);
+  StreamingDataset ds(resolve_data_plan(c, 0, 2), tok, Split::train);
   take(ds, 3);
   const auto p = ds.position();
-  EXPECT_THROW(StreamingDataset(c, tok, Split::train, 0, 3, p), ConfigError);
-  EXPECT_THROW(StreamingDataset(c, tok, Split::train, 1, 2, p), ConfigError);
+  EXPECT_THROW(StreamingDataset(resolve_data_plan(c, 0, 3), tok, Split::train, p), ConfigError);
+  EXPECT_THROW(StreamingDataset(resolve_data_plan(c, 1, 2), tok, Split::train, p), ConfigError);
   auto foreign = p;  // rank 0's position carrying a counter only rank 1 can stand at
   foreign.samples += 1;
-  EXPECT_THROW(StreamingDataset(c, tok, Split::train, 0, 2, foreign), DataError);
+  EXPECT_THROW(StreamingDataset(resolve_data_plan(c, 0, 2), tok, Split::train, foreign), DataError);
   c.data.train_files = {corpus_path("train.txt"), corpus_path("lines.txt")};
-  EXPECT_THROW(StreamingDataset(c, tok, Split::train, 0, 2, p), DataError);
+  EXPECT_THROW(StreamingDataset(resolve_data_plan(c, 0, 2), tok, Split::train, p), DataError);
   EXPECT_THROW(DataPosition::from_json(nlohmann::json{{"epoch", 1}}), DataError);
 }
 

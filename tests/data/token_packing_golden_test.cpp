@@ -5,6 +5,7 @@
 // training or the fixture corpus) re-pins them, a change of the packer must not.
 #include <gtest/gtest.h>
 
+#include "mlm/config/run_config.h"
 #include "mlm/data/stream/streaming_dataset.h"
 #include "mlm/util/fnv1a.h"
 #include "text/tokenizer_fixture.h"
@@ -13,6 +14,7 @@ namespace mlm::data::token_packing {  // named: the tests share one unity build
 
 using mlm::testing::corpus_path;
 using mlm::testing::fixture_tokenizer;
+using config::resolve_data_plan;
 
 /// util's FNV-1a over the little-endian bytes of 64-bit values.
 struct Fnv {
@@ -36,7 +38,7 @@ uint64_t stream_hash(config::Objective objective, bool cross_documents) {
   c.data.packing = config::Packing::tokens;
   c.model.objective = objective;
   c.train.seed = 11;
-  StreamingDataset ds(c, fixture_tokenizer(), Split::train);
+  StreamingDataset ds(resolve_data_plan(c), fixture_tokenizer(), Split::train);
   Fnv fnv;
   PackedSequence s;
   for (int i = 0; i < 600 && ds.next(s); ++i) {  // more than one epoch of this corpus

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "masking/masking_test_util.h"
+#include "mlm/config/run_config.h"
 #include "mlm/data/stream/streaming_dataset.h"
 #include "mlm/masking/masking_collator.h"
 #include "text/tokenizer_fixture.h"
@@ -24,6 +25,7 @@ using config::MaskCount;
 using config::MaskingConfig;
 using config::MaskingStrategy;
 using config::Objective;
+using config::resolve_data_plan;
 
 constexpr int64_t kSeqLen = 128;
 constexpr int kSeeds = 8;  // masking seeds per case: 8 independent masks of the corpus
@@ -38,7 +40,7 @@ const std::vector<data::PackedSequence>& corpus() {
     cfg.data.valid_files = cfg.data.train_files;
     cfg.data.seq_len = kSeqLen;
     cfg.data.num_workers = 1;
-    data::StreamingDataset dataset(cfg, tokenizer(), data::Split::valid);
+    data::StreamingDataset dataset(resolve_data_plan(cfg), tokenizer(), data::Split::valid);
     std::vector<data::PackedSequence> out;
     for (data::PackedSequence seq; dataset.next(seq);) out.push_back(seq);
     return out;

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "mlm/config/run_config.h"
 #include "mlm/masking/batch_stream.h"
 #include "mlm/masking/validation_batches.h"
 #include "text/tokenizer_fixture.h"
@@ -13,6 +14,7 @@ namespace mlm::masking::validation_batches_test {  // named: the tests share one
 
 using mlm::testing::corpus_path;
 using mlm::testing::fixture_tokenizer;
+using config::resolve_data_plan;
 
 void expect_same_batch(const MaskedBatch& a, const MaskedBatch& b) {
   EXPECT_EQ(a.batch_size, b.batch_size);
@@ -48,8 +50,8 @@ TEST(ValidationBatches, EqualTheValidBatchStreamOnEveryRank) {
           auto c = valid_config(corpus_path("valid.txt"));
           c.model.objective = objective;
           c.eval.max_batches = max_batches;
-          const ValidationBatches kept(c, tok, rank, world);
-          BatchStream stream(c, tok, data::Split::valid, rank, world);
+          const ValidationBatches kept(resolve_data_plan(c, rank, world), tok);
+          BatchStream stream(resolve_data_plan(c, rank, world), tok, data::Split::valid);
           const int64_t share = max_batches > 0 ? (max_batches + world - 1) / world : INT64_MAX;
           int64_t i = 0;
           for (; i < share; ++i) {
@@ -72,7 +74,7 @@ TEST(ValidationBatches, AreReadOnceAndMaskedTheSameEveryTime) {
   const auto copy = dir / "valid.txt";
   std::filesystem::copy_file(corpus_path("valid.txt"), copy);
   const auto c = valid_config(copy.string());
-  const ValidationBatches kept(c, tok);
+  const ValidationBatches kept(resolve_data_plan(c), tok);
   std::vector<MaskedBatch> first;
   for (int64_t i = 0; i < kept.size(); ++i) first.push_back(kept.batch(i));
   // Without the file, the batches are still there, identical.
@@ -81,7 +83,7 @@ TEST(ValidationBatches, AreReadOnceAndMaskedTheSameEveryTime) {
   for (int64_t i = 0; i < kept.size(); ++i) expect_same_batch(kept.batch(i), first[static_cast<size_t>(i)]);
   EXPECT_EQ(kept.sequences(), (kept.size() - 1) * 5 + kept.batch(kept.size() - 1).batch_size);
   // A stream, by contrast, reads the corpus every time: it fails now.
-  EXPECT_ANY_THROW({ BatchStream stream(c, tok, data::Split::valid); });
+  EXPECT_ANY_THROW({ BatchStream stream(resolve_data_plan(c), tok, data::Split::valid); });
 }
 
 }  // namespace mlm::masking::validation_batches_test

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mlm/config/run_config.h"
 #include "mlm/data/stream/streaming_dataset.h"
 #include "mlm/masking/masking_collator.h"
 #include "text/wordpiece_fixture.h"
@@ -15,6 +16,8 @@
 // A named namespace, not an anonymous one: the unity build compiles this file together with
 // the other masking tests, whose anonymous-namespace helpers have the same names.
 namespace mlm::masking::wordpiece_text {
+
+using config::resolve_data_plan;
 
 constexpr int64_t kSeqLen = 128;
 
@@ -32,7 +35,7 @@ const std::vector<data::PackedSequence>& corpus() {
     cfg.data.valid_files = cfg.data.train_files;
     cfg.data.seq_len = kSeqLen;
     cfg.data.num_workers = 1;
-    data::StreamingDataset dataset(cfg, tokenizer(), data::Split::valid);
+    data::StreamingDataset dataset(resolve_data_plan(cfg), tokenizer(), data::Split::valid);
     std::vector<data::PackedSequence> out;
     for (data::PackedSequence seq; dataset.next(seq);) out.push_back(seq);
     return out;

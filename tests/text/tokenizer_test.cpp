@@ -122,20 +122,20 @@ TEST(Tokenizer, UnreadableOrCorruptModel) {
 
 TEST(Tokenizer, EnsureTokenizerTrainsLoadsOrRefuses) {
   const auto dir = make_temp_dir("tok_ensure");
-  config::RunConfig c;
-  c.tokenizer = mlm::testing::small_tokenizer_config((dir / "spm.model").string());
-  c.data.train_files = {corpus_path("train.txt")};
-  c.tokenizer.train_if_missing = false;
+  auto tokenizer = mlm::testing::small_tokenizer_config((dir / "spm.model").string());
+  config::DataConfig data;
+  data.train_files = {corpus_path("train.txt")};
+  tokenizer.train_if_missing = false;
   try {
-    ensure_tokenizer(c);
+    ensure_tokenizer(tokenizer, data);
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.key(), "tokenizer.model");
   }
-  c.tokenizer.train_if_missing = true;
-  const auto trained = ensure_tokenizer(c);
-  EXPECT_TRUE(std::filesystem::exists(c.tokenizer.model));
-  const auto loaded = ensure_tokenizer(c);
+  tokenizer.train_if_missing = true;
+  const auto trained = ensure_tokenizer(tokenizer, data);
+  EXPECT_TRUE(std::filesystem::exists(tokenizer.model));
+  const auto loaded = ensure_tokenizer(tokenizer, data);
   EXPECT_EQ(loaded.serialized_model(), trained.serialized_model());
   // Training is deterministic: the same corpus and settings give the same model.
   EXPECT_EQ(trained.serialized_model(), fixture_tokenizer().serialized_model());

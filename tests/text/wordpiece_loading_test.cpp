@@ -199,27 +199,27 @@ TEST(WordPieceLoading, DirectoryWithoutTokenizerFilesIsRejected) {
 
 TEST(WordPieceLoading, RunWithTypeWordpieceLoadsAndNeverTrains) {
   TempDir dir;
-  config::RunConfig config;
-  config.tokenizer.type = config::TokenizerType::wordpiece;
-  config.tokenizer.model = dir.write("vocab.txt", kVocab);
-  EXPECT_EQ(ensure_tokenizer(config).kind(), TokenizerKind::wordpiece);
+  config::TokenizerConfig tokenizer;
+  tokenizer.type = config::TokenizerType::wordpiece;
+  tokenizer.model = dir.write("vocab.txt", kVocab);
+  EXPECT_EQ(ensure_tokenizer(tokenizer, {}).kind(), TokenizerKind::wordpiece);
 
-  config.tokenizer.model = (dir.path() / "missing" / "vocab.txt").string();
+  tokenizer.model = (dir.path() / "missing" / "vocab.txt").string();
   try {
-    ensure_tokenizer(config);
+    ensure_tokenizer(tokenizer, {});
     ADD_FAILURE() << "no ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.key(), "tokenizer.model");
-    EXPECT_NE(std::string(e.what()).find(config.tokenizer.model), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(tokenizer.model), std::string::npos) << e.what();
   }
-  EXPECT_THROW(Tokenizer::train(config.tokenizer, {mlm::testing::corpus_path("train.txt")}), ConfigError);
+  EXPECT_THROW(Tokenizer::train(tokenizer, {mlm::testing::corpus_path("train.txt")}), ConfigError);
 }
 
 TEST(WordPieceLoading, TokenizerTypeMustMatchTheModelsKind) {
   TempDir dir;
-  config::RunConfig config;
-  config.tokenizer.model = dir.write("vocab.txt", kVocab);  // type stays unigram
-  EXPECT_THROW(ensure_tokenizer(config), ConfigError);
+  config::TokenizerConfig tokenizer;
+  tokenizer.model = dir.write("vocab.txt", kVocab);  // type stays unigram
+  EXPECT_THROW(ensure_tokenizer(tokenizer, {}), ConfigError);
 }
 
 }  // namespace mlm::text::wordpiece_loading

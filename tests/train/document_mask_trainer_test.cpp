@@ -16,6 +16,7 @@
 namespace mlm::train::document_mask {
 
 using namespace mlm::train::testing;
+using config::resolve_data_plan;
 
 std::vector<std::string> settings(bool attend_across, int64_t steps) {
   // 128-token sequences: the fixture's documents (about 60 tokens) often share one.
@@ -42,7 +43,7 @@ TEST(TrainerDocumentMask, TrainsAndResumesBitExactly) {
   // The trainer's batches hold rows of two documents or more, with their ids.
   {
     const auto tokenizer = text::Tokenizer::load(config.tokenizer.model);
-    masking::BatchStream stream(config, tokenizer, data::Split::train);
+    masking::BatchStream stream(resolve_data_plan(config), tokenizer, data::Split::train);
     const auto batch = stream.next();
     ASSERT_TRUE(batch);
     ASSERT_EQ(batch->document_ids.size(), batch->input_ids.size());

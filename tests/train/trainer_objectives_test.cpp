@@ -18,6 +18,7 @@
 namespace mlm::train::objectives {
 
 using namespace mlm::train::testing;
+using config::resolve_data_plan;
 
 std::vector<std::string> settings(const std::string& objective, const std::string& norm,
                                   const std::string& strategy, int64_t steps) {
@@ -54,7 +55,7 @@ std::vector<int64_t> word_ids(const text::Tokenizer& tokenizer, const std::vecto
 double check_batches(const config::RunConfig& config, const std::vector<StepStats>& steps,
                      bool match_stats = true) {
   const auto tokenizer = text::Tokenizer::load(config.tokenizer.model);
-  masking::BatchStream stream(config, tokenizer, data::Split::train);
+  masking::BatchStream stream(resolve_data_plan(config), tokenizer, data::Split::train);
   std::vector<int64_t> group_words;
   for (const auto& step : steps) {
     SCOPED_TRACE("step " + std::to_string(step.step));

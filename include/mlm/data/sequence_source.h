@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <memory>
 
-#include "mlm/config/run_config.h"
 #include "mlm/data/packed_sequence.h"
 #include "mlm/text/tokenizer.h"
 

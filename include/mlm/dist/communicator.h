@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/distributed.h"
 #include "mlm/dist/dist_env.h"
 
 namespace mlm::dist {

@@ -2,30 +2,33 @@
 // A split's masked batches, drawn the one way the trainer, the evaluator, mlm-bench --data and
 // mlm-data all draw them: rows from the split's sequence source (data/sequence_source.h),
 // padded and masked by the collator.
-// The train split uses train.micro_batch_size and train.seed, the valid split eval.batch_size
-// (default: the micro-batch size) and eval.seed. Each mask depends only on the seed and the
-// row's sample id, so a resumed run masks exactly as the uninterrupted one.
+// The train split uses the plan's train batch size and seed, the valid split its valid batch
+// size and eval seed (config/data_plan.h). Each mask depends only on the seed and the row's
+// sample id, so a resumed run masks exactly as the uninterrupted one.
 #include <cstdint>
 #include <optional>
 #include <vector>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/data_plan.h"
 #include "mlm/data/sequence_source.h"
 #include "mlm/masking/masked_batch.h"
 #include "mlm/masking/masking_collator.h"
 
 namespace mlm::masking {
 
-/// Rows per batch: eval.batch_size (when set) for the valid split, else train.micro_batch_size.
-int64_t batch_size_for(const config::RunConfig& config, data::Split split);
-/// The masking seed: eval.seed for the valid split, train.seed for the train split.
-uint64_t mask_seed_for(const config::RunConfig& config, data::Split split);
+/// Rows per batch of `split`.
+int64_t batch_size_for(const config::DataPlan& plan, data::Split split);
+/// The masking seed of `split`: the eval seed for the valid split, else the train seed.
+uint64_t mask_seed_for(const config::DataPlan& plan, data::Split split);
+/// The collator of the plan's batches (its masking settings, seq_len, objective).
+MaskingCollator collator_for(const config::DataPlan& plan, const text::VocabInfo& vocab);
 
 class BatchStream {
  public:
-  /// This rank's shard of `split`, from `resume` (a position() of the same shard) or the start.
-  BatchStream(const config::RunConfig& config, const text::Tokenizer& tokenizer, data::Split split,
-              int rank = 0, int world_size = 1, const nlohmann::json* resume = nullptr);
+  /// The plan's rank's shard of `split`, from `resume` (a position() of the same shard) or
+  /// the start.
+  BatchStream(const config::DataPlan& plan, const text::Tokenizer& tokenizer, data::Split split,
+              const nlohmann::json* resume = nullptr);
 
   /// The next batch: batch_size() rows, fewer at the end of the valid split; nullopt once the
   /// split has ended (the train split never ends).

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "mlm/config/enums.h"
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/masking.h"
 #include "mlm/data/packed_sequence.h"
 #include "mlm/masking/masked_batch.h"
 #include "mlm/masking/selection.h"

@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/masking.h"
 #include "mlm/masking/masking_rng.h"
 #include "mlm/masking/span_length.h"
 #include "mlm/text/vocab_info.h"

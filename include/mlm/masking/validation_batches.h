@@ -1,7 +1,8 @@
 #pragma once
 // The validation batches of a run, read and tokenized once. This rank's share of the valid
-// split (at most its share of eval.max_batches) is drawn like BatchStream(valid) draws it and
-// kept as packed sequences; every evaluation masks them again with eval.seed. A mask depends
+// split (at most its share of eval.max_batches, DataPlan::eval_max_batches) is drawn like
+// BatchStream(valid) draws it and kept as packed sequences; every evaluation masks them again
+// with eval.seed. A mask depends
 // only on the seed and the sample id, so batch i is bit-equal to the i-th batch of
 // BatchStream(valid) at every evaluation, and no corpus file is read after the first.
 // Memory: the kept sequences, about 5 bytes a token (int32 id, int8 token type); bound a
@@ -9,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/data_plan.h"
 #include "mlm/data/packed_sequence.h"
 #include "mlm/masking/masked_batch.h"
 #include "mlm/masking/masking_collator.h"
@@ -19,10 +20,9 @@ namespace mlm::masking {
 
 class ValidationBatches {
  public:
-  /// Reads this rank's shard of the valid split now (ConfigError without validation data,
-  /// DataError for a bad corpus, as the dataset throws them).
-  ValidationBatches(const config::RunConfig& config, const text::Tokenizer& tokenizer, int rank = 0,
-                    int world_size = 1);
+  /// Reads the plan's rank's shard of the valid split now (ConfigError without validation
+  /// data, DataError for a bad corpus, as the dataset throws them).
+  ValidationBatches(const config::DataPlan& plan, const text::Tokenizer& tokenizer);
 
   int64_t size() const { return static_cast<int64_t>(batches_.size()); }
   /// Batch `index` (< size()), masked with eval.seed.

@@ -1,7 +1,7 @@
 #pragma once
 // The factory of the MaskedLm seam: the one place that knows every architecture. A new
 // architecture (an encoder with its tied head, behind MaskedLmImpl) is added here.
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/model.h"
 #include "mlm/model/masked_lm.h"
 
 namespace mlm::model {

@@ -10,7 +10,7 @@
 #include <string>
 #include <type_traits>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/model.h"
 #include "mlm/model/hf/tensor_file.h"
 
 namespace mlm::model {

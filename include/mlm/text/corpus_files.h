@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/data.h"
 
 namespace mlm::text {
 

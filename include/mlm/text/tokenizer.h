@@ -11,7 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/data.h"
+#include "mlm/config/sections/tokenizer.h"
 #include "mlm/text/corpus_files.h"
 #include "mlm/text/vocab_info.h"
 
@@ -83,13 +84,15 @@ class Tokenizer {
 
 /// The run's tokenizer: loads tokenizer.model, or trains it first from
 /// tokenizer.training_files (default data.train_files) when the file is missing and
-/// tokenizer.train_if_missing is set; otherwise ConfigError naming tokenizer.model. With
-/// tokenizer.type wordpiece it only loads (a missing model is that ConfigError). ConfigError
-/// too when the model's kind does not match tokenizer.type.
-Tokenizer ensure_tokenizer(const config::RunConfig& config);
+/// tokenizer.train_if_missing is set (reading them as `data` says); otherwise ConfigError
+/// naming tokenizer.model. With tokenizer.type wordpiece it only loads (a missing model is
+/// that ConfigError). ConfigError too when the model's kind does not match tokenizer.type.
+Tokenizer ensure_tokenizer(const config::TokenizerConfig& tokenizer,
+                           const config::DataConfig& data);
 
 /// The files a missing tokenizer is trained on: tokenizer.training_files, else
 /// data.train_files, else the text files of every data.sources entry.
-std::vector<std::string> tokenizer_training_files(const config::RunConfig& config);
+std::vector<std::string> tokenizer_training_files(const config::TokenizerConfig& tokenizer,
+                                                  const config::DataConfig& data);
 
 }  // namespace mlm::text

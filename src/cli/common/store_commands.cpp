@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "mlm/config/data_plan.h"
 #include "mlm/data/store/prepared_split.h"
 #include "mlm/data/store/prepared_store.h"
 #include "mlm/data/store/store_verify.h"
@@ -48,15 +49,16 @@ std::vector<config::RunConfig> stores_to_prepare(const config::RunConfig& config
 
 void prepare_one(const config::RunConfig& config, const text::Tokenizer& tokenizer,
                  const data::PrepareOptions& options) {
-  const auto s = data::prepare_store(config, tokenizer, options);
+  const auto s = data::prepare_store(config.data, tokenizer, options);
   if (s.complete) {
     // The sequence table of this configuration's packing, saved beside the shards, so that
     // each rank of a run reads it rather than the whole index; its checksum goes into the
     // manifest, so that a damaged table is told from a sound one.
     std::vector<std::string> tables;
+    const auto plan = config::resolve_data_plan(config);
     for (const auto split : {data::Split::train, data::Split::valid}) {
       if (!data::store_has_split(config.data.store, split)) continue;
-      const data::PreparedSplit prepared(config, tokenizer, split);
+      const data::PreparedSplit prepared(plan, tokenizer, split);
       if (prepared.table_on_disk()) tables.push_back(prepared.table_path());
     }
     data::record_table_checksums(config.data.store, tables);
@@ -84,7 +86,7 @@ void prepare_one(const config::RunConfig& config, const text::Tokenizer& tokeniz
 int prepare_command(const config::RunConfig& config, const data::PrepareOptions& options) {
   if (options.threads < 0) throw UsageError("--threads must be at least 0 (0 = one per core)");
   const auto stores = stores_to_prepare(config);
-  const auto tokenizer = text::ensure_tokenizer(config);
+  const auto tokenizer = text::ensure_tokenizer(config.tokenizer, config.data);
   for (const auto& store : stores) prepare_one(store, tokenizer, options);
   return kExitOk;
 }

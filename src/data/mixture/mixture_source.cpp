@@ -108,18 +108,13 @@ size_t mixture_draw(uint64_t seed, int64_t g, const std::vector<double>& cumulat
   return cumulative.size() - 1;  // only by rounding
 }
 
-MixtureSource::MixtureSource(const config::RunConfig& config, const text::Tokenizer& tokenizer,
-                             Split split, int rank, int world_size, const nlohmann::json* resume)
-    : split_(split), rank_(rank), world_size_(world_size),
-      seed_(static_cast<uint64_t>(config.train.seed)) {
-  const auto& sources = config.data.sources;
+MixtureSource::MixtureSource(const config::DataPlan& plan, const text::Tokenizer& tokenizer,
+                             Split split, const nlohmann::json* resume)
+    : split_(split), rank_(plan.rank), world_size_(plan.world_size), seed_(plan.seed) {
+  const auto& sources = plan.data.sources;
   if (sources.empty()) {
     throw ConfigError("data.sources is empty: a mixture needs at least one source",
                       "data.sources");
-  }
-  if (world_size < 1 || rank < 0 || rank >= world_size) {
-    throw ConfigError("data: rank " + std::to_string(rank) + " is not in [0, world size " +
-                      std::to_string(world_size) + ")");
   }
   double total = 0;
   for (const auto& source : sources) {
@@ -127,7 +122,7 @@ MixtureSource::MixtureSource(const config::RunConfig& config, const text::Tokeni
     total += source.weight;
     cumulative_.push_back(total);
   }
-  if (resume) check_mixture_state(*resume, split, rank, world_size, weights_);
+  if (resume) check_mixture_state(*resume, split, rank_, world_size_, weights_);
 
   next_index_.assign(sources.size(), 0);
   for (size_t s = 0; s < sources.size(); ++s) {
@@ -137,7 +132,7 @@ MixtureSource::MixtureSource(const config::RunConfig& config, const text::Tokeni
       next_index_[s] = entry["next"].get<int64_t>();
       state = &entry["state"];
     }
-    sources_.push_back(open_source_sequences(config, sources[s], tokenizer, split, world_size, state));
+    sources_.push_back(open_source_sequences(plan, sources[s], tokenizer, split, state));
   }
   if (resume) {
     samples_ = (*resume)["samples"].get<int64_t>();
@@ -154,7 +149,7 @@ MixtureSource::MixtureSource(const config::RunConfig& config, const text::Tokeni
     sequences_ = before > 0 ? (before - 1) / world_size_ + 1 : 0;
   }
   log::info("data", "{} split: a mixture of {} sources, weights {}, rank {} of {}{}",
-            mixture_split_name(split), sources.size(), weights_text(weights_), rank, world_size,
+            mixture_split_name(split), sources.size(), weights_text(weights_), rank_, world_size_,
             resume ? ", resuming at mixture position " + std::to_string(samples_) : "");
 }
 
@@ -234,11 +229,10 @@ DataCounters MixtureSource::counters() const {
   return c;
 }
 
-std::unique_ptr<SequenceSource> open_mixture_sequences(const config::RunConfig& config,
+std::unique_ptr<SequenceSource> open_mixture_sequences(const config::DataPlan& plan,
                                                        const text::Tokenizer& tokenizer,
-                                                       Split split, int rank, int world_size,
-                                                       const nlohmann::json* resume) {
-  if (split == Split::valid && !config.data.valid_files.empty()) {
+                                                       Split split, const nlohmann::json* resume) {
+  if (split == Split::valid && !plan.data.valid_files.empty()) {
     std::optional<DataPosition> position;
     if (resume) {
       if (resume->is_object() && resume->value("kind", "text") != "text") {
@@ -248,10 +242,9 @@ std::unique_ptr<SequenceSource> open_mixture_sequences(const config::RunConfig& 
       }
       position = DataPosition::from_json(*resume);
     }
-    return std::make_unique<StreamingDataset>(config, tokenizer, split, rank, world_size,
-                                              position);
+    return std::make_unique<StreamingDataset>(plan, tokenizer, split, position);
   }
-  return std::make_unique<MixtureSource>(config, tokenizer, split, rank, world_size, resume);
+  return std::make_unique<MixtureSource>(plan, tokenizer, split, resume);
 }
 
 }  // namespace mlm::data

@@ -6,18 +6,18 @@
 
 namespace mlm::data {
 
-std::unique_ptr<IndexedSequences> open_source_sequences(const config::RunConfig& config,
+std::unique_ptr<IndexedSequences> open_source_sequences(const config::DataPlan& plan,
                                                         const config::SourceConfig& source,
                                                         const text::Tokenizer& tokenizer,
-                                                        Split split, int world_size,
+                                                        Split split,
                                                         const nlohmann::json* resume) {
   // The run's settings with this corpus alone in place of the mixture.
-  config::RunConfig single = config;
+  config::DataPlan single = plan;
   single.data.sources.clear();
   single.data.train_files = source.files;
   single.data.store = source.store;
   if (!source.store.empty()) {
-    return open_prepared_indexed(single, tokenizer, split, resume, world_size);
+    return open_prepared_indexed(single, tokenizer, split, resume);
   }
   return std::make_unique<StreamingIndexedSequences>(single, tokenizer, split, resume);
 }

@@ -8,20 +8,16 @@
 namespace mlm::data {
 namespace prepared_dataset_detail {
 
-/// The sequences one rank takes per optimizer step: micro-batch x accumulation steps.
-int64_t rank_batch_of(const config::RunConfig& config) {
-  if (config.train.micro_batch_size < 1 || config.train.grad_accum_steps < 1) {
-    throw ConfigError("train.micro_batch_size (" + std::to_string(config.train.micro_batch_size) +
-                          ") and train.grad_accum_steps (" + std::to_string(config.train.grad_accum_steps) +
-                          ") must be at least 1",
-                      "train.micro_batch_size");
-  }
-  return config.train.micro_batch_size * config.train.grad_accum_steps;
+/// The sequences of one optimizer step over all ranks: the order's global batch.
+int64_t global_batch_of(const config::DataPlan& plan) {
+  return plan.world_size * plan.step_sequences;
 }
 
-/// The sequences of one optimizer step over all ranks: the order's global batch.
-int64_t global_batch_of(const config::RunConfig& config, int world_size) {
-  return world_size * rank_batch_of(config);
+/// The train split's order over `split`: by the plan's global batch, seeded by its seed.
+EpochOrder train_order(const config::DataPlan& plan, const PreparedSplit& split) {
+  return EpochOrder(split.size(),
+                    EpochOrder::block_sequences(plan.data.seq_len, split.token_bytes()),
+                    global_batch_of(plan), plan.seed);
 }
 
 int64_t read_count(const nlohmann::json& state, const char* key) {
@@ -56,29 +52,24 @@ void check_global_batch(const nlohmann::json& state, int64_t global_batch) {
 
 namespace pd = prepared_dataset_detail;
 
-PreparedDataset::PreparedDataset(const config::RunConfig& config, const text::Tokenizer& tokenizer, Split split,
-                                 int rank, int world_size, const nlohmann::json* resume)
-    : rank_(rank), world_size_(world_size) {
-  if (world_size < 1 || rank < 0 || rank >= world_size) {
-    throw ConfigError("data: rank " + std::to_string(rank) + " is not in [0, world size " +
-                      std::to_string(world_size) + ")");
-  }
-  split_ = std::make_unique<PreparedSplit>(config, tokenizer, split);
+PreparedDataset::PreparedDataset(const config::DataPlan& plan, const text::Tokenizer& tokenizer,
+                                 Split split, const nlohmann::json* resume)
+    : rank_(plan.rank), world_size_(plan.world_size) {
+  split_ = std::make_unique<PreparedSplit>(plan, tokenizer, split);
   if (split == Split::train) {
-    rank_batch_ = pd::rank_batch_of(config);
-    global_batch_ = pd::global_batch_of(config, world_size);
-    order_.emplace(split_->size(),
-                   EpochOrder::block_sequences(config.data.seq_len, split_->token_bytes()),
-                   global_batch_, static_cast<uint64_t>(config.train.seed));
+    rank_batch_ = plan.step_sequences;
+    global_batch_ = pd::global_batch_of(plan);
+    order_.emplace(pd::train_order(plan, *split_));
   }
   if (resume != nullptr) {
     pd::check_kind(*resume, "prepared");
     const int64_t saved_rank = pd::read_count(*resume, "rank");
     const int64_t saved_world = pd::read_count(*resume, "world_size");
-    if (saved_rank != rank || saved_world != world_size) {
+    if (saved_rank != rank_ || saved_world != world_size_) {
       throw ConfigError("data position was saved by rank " + std::to_string(saved_rank) + " of " +
-                        std::to_string(saved_world) + ", cannot resume rank " + std::to_string(rank) +
-                        " of " + std::to_string(world_size) + " exactly (keep the world size when resuming)");
+                        std::to_string(saved_world) + ", cannot resume rank " +
+                        std::to_string(rank_) + " of " + std::to_string(world_size_) +
+                        " exactly (keep the world size when resuming)");
     }
     split_->check_identity(*resume);
     if (split == Split::train) pd::check_global_batch(*resume, global_batch_);
@@ -87,12 +78,12 @@ PreparedDataset::PreparedDataset(const config::RunConfig& config, const text::To
     // A rank's position sits just after one of its own sequences (or at the very start).
     if (samples > 0 && global_index(taken_ - 1) != samples - 1) {
       throw DataError("data position: samples " + std::to_string(samples) + " is not a position of rank " +
-                      std::to_string(rank) + " of " + std::to_string(world_size));
+                      std::to_string(rank_) + " of " + std::to_string(world_size_));
     }
     samples_ = samples;
   }
   log::info("data", "{} split from prepared store {}: rank {} of {}, epoch {}{}",
-            split == Split::train ? "train" : "valid", config.data.store, rank, world_size, epoch(),
+            split == Split::train ? "train" : "valid", plan.data.store, rank_, world_size_, epoch(),
             resume ? ", resuming at global sequence " + std::to_string(samples_) : "");
 }
 
@@ -150,14 +141,12 @@ namespace prepared_dataset_detail {
 
 class PreparedIndexed : public IndexedSequences {
  public:
-  PreparedIndexed(const config::RunConfig& config, const text::Tokenizer& tokenizer, Split split,
-                  const nlohmann::json* resume, int world_size)
-      : split_(config, tokenizer, split) {
-    if (world_size < 1) throw ConfigError("data: world size " + std::to_string(world_size) + " is below 1");
+  PreparedIndexed(const config::DataPlan& plan, const text::Tokenizer& tokenizer, Split split,
+                  const nlohmann::json* resume)
+      : split_(plan, tokenizer, split) {
     if (split == Split::train) {
-      global_batch_ = global_batch_of(config, world_size);
-      order_.emplace(split_.size(), EpochOrder::block_sequences(config.data.seq_len, split_.token_bytes()),
-                     global_batch_, static_cast<uint64_t>(config.train.seed));
+      global_batch_ = global_batch_of(plan);
+      order_.emplace(train_order(plan, split_));
     }
     if (resume != nullptr) {
       check_kind(*resume, "prepared-indexed");
@@ -205,10 +194,10 @@ class PreparedIndexed : public IndexedSequences {
 
 }  // namespace prepared_dataset_detail
 
-std::unique_ptr<IndexedSequences> open_prepared_indexed(const config::RunConfig& config,
+std::unique_ptr<IndexedSequences> open_prepared_indexed(const config::DataPlan& plan,
                                                         const text::Tokenizer& tokenizer, Split split,
-                                                        const nlohmann::json* resume, int world_size) {
-  return std::make_unique<pd::PreparedIndexed>(config, tokenizer, split, resume, world_size);
+                                                        const nlohmann::json* resume) {
+  return std::make_unique<pd::PreparedIndexed>(plan, tokenizer, split, resume);
 }
 
 }  // namespace mlm::data

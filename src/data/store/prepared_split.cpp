@@ -17,21 +17,18 @@ std::string split_name(Split split) { return split == Split::train ? "train" : "
 
 using prepared_split_detail::split_name;
 
-PreparedSplit::PreparedSplit(const config::RunConfig& config, const text::Tokenizer& tokenizer, Split split)
-    : split_(split), ids_(tokenizer.vocab().ids), seed_(static_cast<uint64_t>(config.train.seed)) {
-  if (config.data.store.empty()) {
+PreparedSplit::PreparedSplit(const config::DataPlan& plan, const text::Tokenizer& tokenizer,
+                             Split split)
+    : split_(split), ids_(tokenizer.vocab().ids), seed_(plan.seed) {
+  const std::string& dir = plan.data.store;
+  if (dir.empty()) {
     throw ConfigError("data.store is empty: name the directory mlm-data prepare wrote", "data.store");
   }
-  settings_.seq_len = config.data.seq_len;
-  settings_.packing = config.data.packing;
-  settings_.cross_documents = config.data.cross_documents;
-  settings_.objective = config.model.objective;
-  if (settings_.seq_len < (settings_.pairs() ? 5 : 3)) {
-    throw ConfigError("data.seq_len (" + std::to_string(settings_.seq_len) + ") must be at least " +
-                          (settings_.pairs() ? "5 for [CLS] A [SEP] B [SEP]" : "3 for [CLS] x [SEP]"),
-                      "data.seq_len");
-  }
-  store_ = std::make_unique<PreparedStore>(config.data.store, split);
+  settings_.seq_len = plan.data.seq_len;
+  settings_.packing = plan.data.packing;
+  settings_.cross_documents = plan.data.cross_documents;
+  settings_.objective = plan.objective;
+  store_ = std::make_unique<PreparedStore>(dir, split);
   store_->require_tokenizer(tokenizer);
   token_bytes_ = store_->manifest().value("token_bytes", 2);
   fingerprint_ = split_fingerprint(store_->manifest(), split);
@@ -45,7 +42,7 @@ PreparedSplit::PreparedSplit(const config::RunConfig& config, const text::Tokeni
   // The table mlm-data prepare saved for these settings, else built from the index (its
   // checksum and order checked) and saved for the next run (a read-only store just builds it
   // each time). A damaged table is rebuilt from a sound index; a damaged index is refused.
-  table_path_ = SequenceTable::file_path(config.data.store, split_name(split), settings_);
+  table_path_ = SequenceTable::file_path(dir, split_name(split), settings_);
   try {
     table_ = SequenceTable::load(table_path_, fingerprint_, settings_, *store_);
   } catch (const DataError& e) {
@@ -65,7 +62,7 @@ PreparedSplit::PreparedSplit(const config::RunConfig& config, const text::Tokeni
   table_bytes_read_ = store_->bytes_read() - bytes_before;
   table_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (table_->size() == 0) {
-    throw DataError("data.store " + config.data.store + ": the " + split_name(split) +
+    throw DataError("data.store " + dir + ": the " + split_name(split) +
                     " split packs into no sequence (no tokens)");
   }
   log::info("data", "prepared {} split: {} tokens in {} shard(s), {} sequences; table {:.1f} MB {} in {:.2f} s",

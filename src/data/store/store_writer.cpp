@@ -142,17 +142,17 @@ int64_t total_tokens(const SplitProgress& split) {
 
 }  // namespace
 
-PrepareSummary prepare(const config::RunConfig& config, const text::Tokenizer& tokenizer,
+PrepareSummary prepare(const config::DataConfig& data, const text::Tokenizer& tokenizer,
                        const PrepareOptions& options) {
   const auto start = SteadyClock::now();
-  if (config.data.store.empty()) {
+  if (data.store.empty()) {
     throw UsageError("data.store is not set: give the directory to prepare, e.g. --set data.store=DIR");
   }
-  const fs::path dir(config.data.store);
-  const auto inputs = split_inputs(config.data);
+  const fs::path dir(data.store);
+  const auto inputs = split_inputs(data);
   std::map<std::string, std::vector<text::CorpusFile>> files;
   for (const auto& [name, input] : inputs) files[name] = input.files;
-  const StoreIdentity id = StoreIdentity::of(tokenizer, config.data, files);
+  const StoreIdentity id = StoreIdentity::of(tokenizer, data, files);
 
   const int threads = options.threads > 0 ? options.threads
                                            : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
@@ -198,7 +198,7 @@ PrepareSummary prepare(const config::RunConfig& config, const text::Tokenizer& t
       bool any_shard = false;
       for (const auto& [other, entry] : progress.splits) any_shard |= !entry.shards.empty();
       if (!any_shard) fs::remove(dir / kProgressFile, ec);
-      const std::string key = name == "train" || !config.data.valid_files.empty()
+      const std::string key = name == "train" || !data.valid_files.empty()
                                   ? "data." + name + "_files"
                                   : "data.valid_fraction";
       std::string listed;
@@ -229,9 +229,9 @@ PrepareSummary prepare(const config::RunConfig& config, const text::Tokenizer& t
 
 namespace mlm::data {
 
-PrepareSummary prepare_store(const config::RunConfig& config, const text::Tokenizer& tokenizer,
+PrepareSummary prepare_store(const config::DataConfig& data, const text::Tokenizer& tokenizer,
                              const PrepareOptions& options) {
-  return store_detail::prepare(config, tokenizer, options);
+  return store_detail::prepare(data, tokenizer, options);
 }
 
 void record_table_checksums(const std::string& store_dir, const std::vector<std::string>& table_paths) {

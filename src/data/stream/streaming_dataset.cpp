@@ -16,22 +16,10 @@ bool is_epoch_start(const DataPosition& p) {
 
 }  // namespace
 
-StreamingDataset::StreamingDataset(const config::RunConfig& config, const text::Tokenizer& tokenizer,
-                                   Split split, int rank, int world_size,
-                                   std::optional<DataPosition> resume)
-    : split_(split), rank_(rank), world_size_(world_size),
-      seed_(static_cast<uint64_t>(config.train.seed)) {
-  const auto& data = config.data;
-  if (world_size < 1 || rank < 0 || rank >= world_size) {
-    throw ConfigError("data: rank " + std::to_string(rank) + " is not in [0, world size " +
-                      std::to_string(world_size) + ")");
-  }
-  const bool pairs = config.model.objective != config::Objective::mlm;
-  if (data.seq_len < (pairs ? 5 : 3)) {
-    throw ConfigError("data.seq_len (" + std::to_string(data.seq_len) + ") must be at least " +
-                          (pairs ? "5 for [CLS] A [SEP] B [SEP]" : "3 for [CLS] x [SEP]"),
-                      "data.seq_len");
-  }
+StreamingDataset::StreamingDataset(const config::DataPlan& plan, const text::Tokenizer& tokenizer,
+                                   Split split, std::optional<DataPosition> resume)
+    : split_(split), rank_(plan.rank), world_size_(plan.world_size), seed_(plan.seed) {
+  const auto& data = plan.data;
 
   // Every rank reads the whole stream (no rank in these options): the ranks split it by
   // sequence in produce(). See the header for why.
@@ -68,14 +56,14 @@ StreamingDataset::StreamingDataset(const config::RunConfig& config, const text::
   }
   prefetch_ = static_cast<size_t>(std::max<int64_t>(1, data.prefetch_sequences));
 
-  position_.rank = rank;
-  position_.world_size = world_size;
+  position_.rank = plan.rank;
+  position_.world_size = plan.world_size;
   position_.corpus = corpus_;
   if (resume) {
-    if (resume->rank != rank || resume->world_size != world_size) {
+    if (resume->rank != plan.rank || resume->world_size != plan.world_size) {
       throw ConfigError("data position was saved by rank " + std::to_string(resume->rank) + " of " +
                         std::to_string(resume->world_size) + ", cannot resume rank " +
-                        std::to_string(rank) + " of " + std::to_string(world_size) +
+                        std::to_string(plan.rank) + " of " + std::to_string(plan.world_size) +
                         " exactly (keep the world size when resuming)");
     }
     if (resume->corpus != corpus_) {
@@ -88,15 +76,15 @@ StreamingDataset::StreamingDataset(const config::RunConfig& config, const text::
     }
     // A rank's position sits just after one of its own sequences (or at the very start).
     if (resume->samples < 0 || resume->chunk_emitted < 0 ||
-        (resume->samples > 0 && (resume->samples - 1) % world_size != rank)) {
+        (resume->samples > 0 && (resume->samples - 1) % plan.world_size != plan.rank)) {
       throw DataError("data position: samples " + std::to_string(resume->samples) +
-                      " is not a position of rank " + std::to_string(rank) + " of " +
-                      std::to_string(world_size));
+                      " is not a position of rank " + std::to_string(plan.rank) + " of " +
+                      std::to_string(plan.world_size));
     }
     position_ = *resume;
   }
   log::info("data", "{} split: {} file(s), rank {} of {}, epoch {}{}", split_name(split),
-            stream.files.size(), rank, world_size, position_.epoch,
+            stream.files.size(), plan.rank, plan.world_size, position_.epoch,
             resume ? ", resuming at global sequence " + std::to_string(position_.samples) : "");
 
   const StreamCursor cursor{position_.file_index, position_.byte_offset, position_.line,
@@ -110,7 +98,7 @@ StreamingDataset::StreamingDataset(const config::RunConfig& config, const text::
   packing.seq_len = data.seq_len;
   packing.cross_documents = data.cross_documents;
   packing.packing = data.packing;
-  packing.objective = config.model.objective;
+  packing.objective = plan.objective;
   packing.seed = seed_;
   packing.ids = tokenizer.vocab().ids;
   packer_ = std::make_unique<Packer>(packing, *pipeline_, start);

@@ -31,11 +31,14 @@ std::optional<DataPosition> streaming_indexed_position(const nlohmann::json* res
 
 }  // namespace
 
-StreamingIndexedSequences::StreamingIndexedSequences(const config::RunConfig& config,
+StreamingIndexedSequences::StreamingIndexedSequences(const config::DataPlan& plan,
                                                      const text::Tokenizer& tokenizer, Split split,
                                                      const nlohmann::json* resume) {
   const auto position = streaming_indexed_position(resume);
-  stream_ = std::make_unique<StreamingDataset>(config, tokenizer, split, 0, 1, position);
+  config::DataPlan whole_stream = plan;  // rank 0 of 1 reads every sequence
+  whole_stream.rank = 0;
+  whole_stream.world_size = 1;
+  stream_ = std::make_unique<StreamingDataset>(whole_stream, tokenizer, split, position);
   next_ = stream_->position().samples;
 }
 

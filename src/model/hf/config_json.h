@@ -6,7 +6,7 @@
 #include <string>
 #include <type_traits>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/model.h"
 #include "mlm/model/masked_lm.h"
 #include "mlm/util/errors.h"
 

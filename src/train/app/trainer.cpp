@@ -15,6 +15,7 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   device_ = process.device;
   bf16_ = process.bf16;
   output_dir_ = config_.train.output_dir;
+  plan_ = config::resolve_data_plan(config_, comm_->rank(), comm_->world_size());
   // Locked before anything is written or trained: one writer per run directory.
   checkpoints_ = std::make_unique<RunCheckpoints>(config_, comm_, options_.resume,
                                                   process.restart_count);
@@ -35,17 +36,16 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   const CheckpointContents contents{model_, step_->optimizer(), state_, *tokenizer_,
                                     [this] { return batches_->source().resume_state(); }};
   const auto position = checkpoints_->resume_or_refuse(contents);
-  batches_ = std::make_unique<masking::BatchStream>(config_, *tokenizer_, data::Split::train,
-                                                    comm_->rank(), comm_->world_size(),
+  batches_ = std::make_unique<masking::BatchStream>(plan_, *tokenizer_, data::Split::train,
                                                     position ? &*position : nullptr);
 
   if (comm_->is_main()) {  // the run lock made output_dir_
     write_file_durably(output_dir_ / "config.yaml", config::dump_config(config_));
   }
   log_ = std::make_unique<RunLog>(config_, comm_->is_main(), checkpoints_->resumed_step());
-  loop_ = std::make_unique<TrainingLoop>(LoopParts{config_, *comm_, device_, bf16_, *step_, *lr_,
-                                                   *schedule_, *batches_, *checkpoints_, contents,
-                                                   *log_});
+  loop_ = std::make_unique<TrainingLoop>(LoopParts{config_, plan_, *comm_, device_, bf16_,
+                                                   *step_, *lr_, *schedule_, *batches_,
+                                                   *checkpoints_, contents, *log_});
 }
 
 Trainer::~Trainer() = default;

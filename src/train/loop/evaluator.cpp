@@ -11,7 +11,8 @@ namespace mlm::train {
 EvalResult evaluate(model::MaskedLm model, const config::RunConfig& config,
                     const text::Tokenizer& tokenizer, dist::Communicator& comm,
                     const torch::Device& device, bool bf16) {
-  const masking::ValidationBatches batches(config, tokenizer, comm.rank(), comm.world_size());
+  const masking::ValidationBatches batches(
+      config::resolve_data_plan(config, comm.rank(), comm.world_size()), tokenizer);
   return evaluate(model, batches, comm, device, bf16);
 }
 

@@ -83,8 +83,8 @@ void TrainingLoop::save_checkpoint() {
 
 EvalResult TrainingLoop::evaluate_and_report() {
   if (!valid_batches_) {  // read and tokenized once per run, masked anew at each evaluation
-    valid_batches_ = std::make_unique<masking::ValidationBatches>(
-        parts_.config, parts_.contents.tokenizer, parts_.comm.rank(), parts_.comm.world_size());
+    valid_batches_ =
+        std::make_unique<masking::ValidationBatches>(parts_.plan, parts_.contents.tokenizer);
   }
   const auto result = evaluate(parts_.contents.model, *valid_batches_, parts_.comm, parts_.device,
                                parts_.bf16);

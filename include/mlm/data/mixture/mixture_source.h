@@ -30,7 +30,7 @@
 #include <memory>
 #include <vector>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/data_plan.h"
 #include "mlm/data/sequence_source.h"
 #include "mlm/text/tokenizer.h"
 
@@ -43,11 +43,11 @@ size_t mixture_draw(uint64_t seed, int64_t g, const std::vector<double>& cumulat
 
 class MixtureSource : public SequenceSource {
  public:
-  /// Opens every source of config.data.sources for `split` (open_source_sequences), at
+  /// Opens every source of the plan's data.sources for `split` (open_source_sequences), at
   /// `resume` (null = the start; a resume_state() of a mixture of the same sources, rank and
   /// world size).
-  MixtureSource(const config::RunConfig& config, const text::Tokenizer& tokenizer, Split split,
-                int rank = 0, int world_size = 1, const nlohmann::json* resume = nullptr);
+  MixtureSource(const config::DataPlan& plan, const text::Tokenizer& tokenizer, Split split,
+                const nlohmann::json* resume = nullptr);
 
   bool next(PackedSequence& out) override;
   nlohmann::json resume_state() const override;
@@ -71,12 +71,11 @@ class MixtureSource : public SequenceSource {
   int64_t sequences_ = 0, tokens_ = 0;
 };
 
-/// The mixture's `split` for rank `rank` of `world_size`: a MixtureSource, except the valid
-/// split of data.valid_files, which is their streaming valid split (see above).
-std::unique_ptr<SequenceSource> open_mixture_sequences(const config::RunConfig& config,
+/// The mixture's `split` for the plan's rank: a MixtureSource, except the valid split of
+/// data.valid_files, which is their streaming valid split (see above).
+std::unique_ptr<SequenceSource> open_mixture_sequences(const config::DataPlan& plan,
                                                        const text::Tokenizer& tokenizer,
-                                                       Split split, int rank = 0,
-                                                       int world_size = 1,
+                                                       Split split,
                                                        const nlohmann::json* resume = nullptr);
 
 }  // namespace mlm::data

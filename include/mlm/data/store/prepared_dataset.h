@@ -7,7 +7,8 @@
 // One global stream, numbered g = 0, 1, 2, ... across epochs (g is the sample_id, the
 // masking seed): position g is sequence order.at(g / M, g % M) of the M in the table.
 // train: G = world_size * L sequences make the global batch of one optimizer step, where
-//   L = train.micro_batch_size * train.grad_accum_steps is one rank's share, and rank r takes
+//   L = train.micro_batch_size * train.grad_accum_steps (DataPlan::step_sequences) is one
+//   rank's share, and rank r takes
 //   the contiguous slice [r*L, (r+1)*L) of each (g % G in it), as A micro-batches of B, so
 //   that it reads about 1/N of the store (epoch_order.h). The order depends on G alone: N
 //   ranks x B x A accumulation see exactly the sequences, sample_ids and masks of one process
@@ -24,7 +25,7 @@
 #include <memory>
 #include <optional>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/data_plan.h"
 #include "mlm/data/store/epoch_order.h"
 #include "mlm/data/store/prepared_split.h"
 #include "mlm/data/sequence_source.h"
@@ -34,8 +35,9 @@ namespace mlm::data {
 
 class PreparedDataset : public SequenceSource {
  public:
-  PreparedDataset(const config::RunConfig& config, const text::Tokenizer& tokenizer, Split split,
-                  int rank = 0, int world_size = 1, const nlohmann::json* resume = nullptr);
+  /// The plan's rank's sequences of `split`, from `resume` (null = the start).
+  PreparedDataset(const config::DataPlan& plan, const text::Tokenizer& tokenizer, Split split,
+                  const nlohmann::json* resume = nullptr);
 
   bool next(PackedSequence& out) override;
   nlohmann::json resume_state() const override;
@@ -61,11 +63,9 @@ class PreparedDataset : public SequenceSource {
 
 /// A prepared split's whole global stream by index, for a weighted mixture
 /// (sequence_source.h): at(g) reads position g of the order PreparedDataset uses with
-/// G = world_size * train.micro_batch_size * train.grad_accum_steps (train; valid: table
-/// order, one pass).
-std::unique_ptr<IndexedSequences> open_prepared_indexed(const config::RunConfig& config,
+/// G = world_size * step_sequences of the plan (train; valid: table order, one pass).
+std::unique_ptr<IndexedSequences> open_prepared_indexed(const config::DataPlan& plan,
                                                         const text::Tokenizer& tokenizer, Split split,
-                                                        const nlohmann::json* resume = nullptr,
-                                                        int world_size = 1);
+                                                        const nlohmann::json* resume = nullptr);
 
 }  // namespace mlm::data

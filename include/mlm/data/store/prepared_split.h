@@ -20,7 +20,7 @@
 #include <memory>
 #include <vector>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/data_plan.h"
 #include "mlm/data/packed_sequence.h"
 #include "mlm/data/store/prepared_store.h"
 #include "mlm/data/store/sequence_table.h"
@@ -32,11 +32,11 @@ class SeededRandom;
 
 class PreparedSplit {
  public:
-  /// Opens data.store's split (DataError from the store, ConfigError for an empty data.store,
-  /// a too short data.seq_len, or another tokenizer), loads or builds the table (a damaged
-  /// table is logged and rebuilt from the index; a damaged index is a DataError naming it),
-  /// and refuses a split that packs into no sequence (DataError).
-  PreparedSplit(const config::RunConfig& config, const text::Tokenizer& tokenizer, Split split);
+  /// Opens the plan's data.store split (DataError from the store, ConfigError for an empty
+  /// data.store, a too short data.seq_len, or another tokenizer), loads or builds the table
+  /// (a damaged table is logged and rebuilt from the index; a damaged index is a DataError
+  /// naming it), and refuses a split that packs into no sequence (DataError).
+  PreparedSplit(const config::DataPlan& plan, const text::Tokenizer& tokenizer, Split split);
 
   int64_t size() const { return table_->size(); }
   /// Table entry `sequence` as a PackedSequence with sample_id = `sample_id`.

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/data.h"
 #include "mlm/text/tokenizer.h"
 
 namespace mlm::data {
@@ -48,13 +48,13 @@ struct PrepareSummary {
   bool complete = false;          // false only when stopped by stop_after_shards
 };
 
-/// Prepares config.data.store (which must be set: UsageError naming data.store). Errors:
+/// Prepares data.store (which must be set: UsageError naming data.store). Errors:
 /// DataError for unreadable or binary input, a corpus without tokens, a source file changed
 /// since a resumed prepare started, or a write that fails (the file named, the temporary
 /// shard removed, the shards already written and the progress file kept); ConfigError for a
 /// store or progress file of another tokenizer (naming tokenizer.model) and for a complete
 /// store of other sources without `overwrite` (naming data.store).
-PrepareSummary prepare_store(const config::RunConfig& config, const text::Tokenizer& tokenizer,
+PrepareSummary prepare_store(const config::DataConfig& data, const text::Tokenizer& tokenizer,
                              const PrepareOptions& options);
 
 /// Records in the manifest of the complete store `store_dir` the size and checksum of each

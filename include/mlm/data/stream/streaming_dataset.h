@@ -34,7 +34,7 @@
 #include <thread>
 #include <vector>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/data_plan.h"
 #include "mlm/data/stream/data_position.h"
 #include "mlm/data/packed_sequence.h"
 #include "mlm/data/stream/packer.h"
@@ -46,12 +46,12 @@ namespace mlm::data {
 
 class StreamingDataset : public SequenceSource {
  public:
-  /// Checks the corpus first (DataError naming a missing, unreadable or binary file, a glob
-  /// matching nothing, an empty list). `resume` must come from position() of a dataset of the
-  /// same split, rank and world size over the same files (ConfigError for another rank or
-  /// world size, DataError for other files or a counter that is not this rank's).
-  StreamingDataset(const config::RunConfig& config, const text::Tokenizer& tokenizer, Split split,
-                   int rank = 0, int world_size = 1,
+  /// The plan's rank's sequences. Checks the corpus first (DataError naming a missing,
+  /// unreadable or binary file, a glob matching nothing, an empty list). `resume` must come
+  /// from position() of a dataset of the same split, rank and world size over the same files
+  /// (ConfigError for another rank or world size, DataError for other files or a counter
+  /// that is not this rank's).
+  StreamingDataset(const config::DataPlan& plan, const text::Tokenizer& tokenizer, Split split,
                    std::optional<DataPosition> resume = std::nullopt);
   ~StreamingDataset() override;
   StreamingDataset(const StreamingDataset&) = delete;

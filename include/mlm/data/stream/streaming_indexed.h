@@ -14,10 +14,10 @@ namespace mlm::data {
 
 class StreamingIndexedSequences : public IndexedSequences {
  public:
-  /// `config` names the corpus in data.train_files (data.valid_files for a valid split of
-  /// other files). `resume` (null = the start) is a resume_state() of this class over the
-  /// same files; DataError when it is not.
-  StreamingIndexedSequences(const config::RunConfig& config, const text::Tokenizer& tokenizer,
+  /// `plan` names the corpus in data.train_files (data.valid_files for a valid split of
+  /// other files); its rank and world size do not matter. `resume` (null = the start) is a
+  /// resume_state() of this class over the same files; DataError when it is not.
+  StreamingIndexedSequences(const config::DataPlan& plan, const text::Tokenizer& tokenizer,
                             Split split, const nlohmann::json* resume = nullptr);
 
   bool at(int64_t g, PackedSequence& out) override;

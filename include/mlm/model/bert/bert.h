@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/model.h"
 #include "mlm/model/bert/embeddings.h"
 #include "mlm/model/bert/encoder_layer.h"
 #include "mlm/model/bert/mlm_head.h"

@@ -2,7 +2,7 @@
 // BERT input embeddings: word + learned absolute position + token type, LayerNorm, dropout.
 #include <torch/torch.h>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/model.h"
 #include "mlm/model/layers.h"
 
 namespace mlm::model {

@@ -10,7 +10,7 @@
 // attention.output.LayerNorm normalises the attention input, output.LayerNorm the FFN input.
 #include <torch/torch.h>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/model.h"
 #include "mlm/model/layers.h"
 
 namespace mlm::model {

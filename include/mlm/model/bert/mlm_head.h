@@ -4,7 +4,7 @@
 // here, so an optimizer sees it once) plus the head's own bias over the (padded) vocabulary.
 #include <torch/torch.h>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/model.h"
 #include "mlm/model/layers.h"
 
 namespace mlm::model {

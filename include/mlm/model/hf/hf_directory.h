@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/model.h"
 #include "mlm/model/masked_lm.h"
 
 namespace mlm::model {

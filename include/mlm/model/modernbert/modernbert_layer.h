@@ -8,7 +8,7 @@
 // model hands it.
 #include <torch/torch.h>
 
-#include "mlm/config/run_config.h"
+#include "mlm/config/sections/model.h"
 #include "mlm/model/layers.h"
 #include "mlm/model/modernbert/local_attention.h"
 #include "mlm/model/modernbert/rotary.h"

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "mlm/config/data_plan.h"
 #include "mlm/config/run_config.h"
 #include "mlm/dist/communicator.h"
 #include "mlm/masking/batch_stream.h"
@@ -67,6 +68,7 @@ class Trainer {
   torch::Device device_{torch::kCPU};
   bool bf16_ = false;
   std::filesystem::path output_dir_;
+  config::DataPlan plan_;  // this rank's data and masking settings, resolved once
   std::unique_ptr<RunCheckpoints> checkpoints_;
   std::optional<text::Tokenizer> tokenizer_;
   model::MaskedLm model_{nullptr};

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "mlm/config/data_plan.h"
 #include "mlm/config/run_config.h"
 #include "mlm/dist/communicator.h"
 #include "mlm/masking/batch_stream.h"
@@ -26,6 +27,7 @@ namespace mlm::train {
 /// optimizer, the trainer state the loop advances, the tokenizer and the data position.
 struct LoopParts {
   const config::RunConfig& config;
+  const config::DataPlan& plan;  // this rank's data settings (the valid split's batches)
   dist::Communicator& comm;
   torch::Device device;
   bool bf16;

@@ -42,7 +42,8 @@ class BatchSource {
       : accum_(config.train.grad_accum_steps) {
     if (real_data) {
       tokenizer_.emplace(open_tokenizer(config, *process.comm));
-      stream_ = std::make_unique<masking::BatchStream>(config, *tokenizer_, data::Split::train);
+      stream_ = std::make_unique<masking::BatchStream>(config::resolve_data_plan(config),
+                                                       *tokenizer_, data::Split::train);
       vocab_ = tokenizer_->vocab();
       return;
     }

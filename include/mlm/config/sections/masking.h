@@ -1,0 +1,33 @@
+#pragma once
+// The masking.* section: which tokens are selected and what they become.
+// Defaults and meanings beside each field; visit() lists its keys (see run_config.h).
+#include <cstdint>
+
+#include "mlm/config/enums.h"
+
+namespace mlm::config {
+
+struct MaskingConfig {
+  double mlm_probability = 0.15;           // share of maskable tokens selected
+  double mask_replace_prob = 0.8;          // selected -> [MASK]
+  double random_replace_prob = 0.1;        // selected -> random non-special token
+  MaskingStrategy strategy = MaskingStrategy::token;  // token | whole_word | span
+  MaskCount count = MaskCount::exact;      // exact (p*n in expectation) | bernoulli
+  int64_t max_predictions_per_seq = 0;     // cap on selected positions (0 = none)
+  double span_p = 0.2;                     // span: geometric parameter of span lengths
+  int64_t max_span = 10;                   // span: longest span, in words
+
+  template <class V>
+  void visit(V& v) {
+    v("mlm_probability", mlm_probability);
+    v("mask_replace_prob", mask_replace_prob);
+    v("random_replace_prob", random_replace_prob);
+    v("strategy", strategy);
+    v("count", count);
+    v("max_predictions_per_seq", max_predictions_per_seq);
+    v("span_p", span_p);
+    v("max_span", max_span);
+  }
+};
+
+}  // namespace mlm::config

@@ -1,0 +1,88 @@
+#pragma once
+// The model.* section: the encoder, its head and the ModernBERT options.
+// Defaults and meanings beside each field; visit() lists its keys (see run_config.h).
+#include <cstdint>
+#include <string>
+
+#include "mlm/config/enums.h"
+
+namespace mlm::config {
+
+struct ModelConfig {
+  Architecture architecture = Architecture::bert;  // bert (2018) | modernbert (RoPE, GeGLU,
+                                           // pre-norm without biases, local/global attention)
+  int64_t vocab_size = 0;                  // 0 = the tokenizer's vocabulary size
+  int64_t hidden_size = 768;               // H: width of every layer
+  int64_t num_hidden_layers = 12;          // L: encoder layers
+  int64_t num_attention_heads = 12;        // A: must divide hidden_size
+  int64_t intermediate_size = 3072;        // I: feed-forward width
+  Activation hidden_act = Activation::gelu;  // gelu (exact erf, as HF) | gelu_tanh
+  double hidden_dropout_prob = 0.1;        // dropout after embeddings, attention output, FFN
+  double attention_probs_dropout_prob = 0.1;  // dropout on attention probabilities
+  int64_t max_position_embeddings = 512;   // rows of the learned position table
+  int64_t type_vocab_size = 2;             // token type (segment) ids
+  double layer_norm_eps = 1e-12;           // LayerNorm epsilon (BERT: 1e-12)
+  double initializer_range = 0.02;         // std of the normal init of weights
+  NormPosition norm = NormPosition::post;  // post (BERT) | pre (pre-LN, final LayerNorm)
+  int64_t pad_vocab_multiple = 64;         // pad embedding rows to a multiple (1 = none)
+  Objective objective = Objective::mlm;    // mlm | nsp | sop (adds pooler + 2-way head)
+  bool sparse_head = true;                 // MLM head on selected positions only
+  bool attend_across_documents = true;     // false: a token attends only to its own document
+                                           // of a packed sequence (block-diagonal mask)
+  std::string init_from;                   // HF-format model directory to start from
+
+  // modernbert only (transformers' ModernBertConfig fields of the same names); under modernbert
+  // hidden_act is hidden_activation, layer_norm_eps norm_eps, attention_probs_dropout_prob
+  // attention_dropout, and hidden_dropout_prob, type_vocab_size and norm are not used.
+  int64_t global_attn_every_n_layers = 3;  // layer i attends globally when i % n == 0
+  int64_t local_attention = 128;           // sliding window of the other layers: |q - k| <= w/2
+  double global_rope_theta = 160000.0;     // RoPE base of the global layers
+  double local_rope_theta = 10000.0;       // RoPE base of the sliding-window layers
+  bool norm_bias = false;                  // LayerNorms with a bias
+  bool attention_bias = false;             // Wqkv and Wo with biases
+  bool mlp_bias = false;                   // Wi and Wo with biases
+  bool decoder_bias = true;                // the tied decoder's bias
+  Activation classifier_activation = Activation::gelu;  // the prediction head's activation
+  bool classifier_bias = false;            // the prediction head's dense bias
+  double initializer_cutoff_factor = 2.0;  // weights ~ normal truncated at +-factor * std
+  double embedding_dropout = 0.0;          // after the embedding norm
+  double mlp_dropout = 0.0;                // on the GeGLU product
+
+  template <class V>
+  void visit(V& v) {
+    v("architecture", architecture);
+    v("vocab_size", vocab_size);
+    v("hidden_size", hidden_size);
+    v("num_hidden_layers", num_hidden_layers);
+    v("num_attention_heads", num_attention_heads);
+    v("intermediate_size", intermediate_size);
+    v("hidden_act", hidden_act);
+    v("hidden_dropout_prob", hidden_dropout_prob);
+    v("attention_probs_dropout_prob", attention_probs_dropout_prob);
+    v("max_position_embeddings", max_position_embeddings);
+    v("type_vocab_size", type_vocab_size);
+    v("layer_norm_eps", layer_norm_eps);
+    v("initializer_range", initializer_range);
+    v("norm", norm);
+    v("pad_vocab_multiple", pad_vocab_multiple);
+    v("objective", objective);
+    v("sparse_head", sparse_head);
+    v("attend_across_documents", attend_across_documents);
+    v("init_from", init_from);
+    v("global_attn_every_n_layers", global_attn_every_n_layers);
+    v("local_attention", local_attention);
+    v("global_rope_theta", global_rope_theta);
+    v("local_rope_theta", local_rope_theta);
+    v("norm_bias", norm_bias);
+    v("attention_bias", attention_bias);
+    v("mlp_bias", mlp_bias);
+    v("decoder_bias", decoder_bias);
+    v("classifier_activation", classifier_activation);
+    v("classifier_bias", classifier_bias);
+    v("initializer_cutoff_factor", initializer_cutoff_factor);
+    v("embedding_dropout", embedding_dropout);
+    v("mlp_dropout", mlp_dropout);
+  }
+};
+
+}  // namespace mlm::config

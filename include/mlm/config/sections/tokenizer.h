@@ -1,0 +1,43 @@
+#pragma once
+// The tokenizer.* section: the tokenizer to load, or to train from the corpus.
+// Defaults and meanings beside each field; visit() lists its keys (see run_config.h).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mlm/config/enums.h"
+
+namespace mlm::config {
+
+struct TokenizerConfig {
+  std::string model = "tokenizer/spm.model";  // sentencepiece .model to load or train; for
+                                           // wordpiece a BERT vocab.txt, tokenizer.json or
+                                           // Hugging Face directory (loaded, never trained)
+  bool train_if_missing = true;            // train `model` from the corpus when it is missing
+  TokenizerType type = TokenizerType::unigram;  // unigram | bpe (sentencepiece) | wordpiece
+  int64_t vocab_size = 30522;              // pieces, the 5 special tokens included
+  double character_coverage = 0.9995;      // sentencepiece character_coverage
+  int64_t input_sentence_size = 1000000;   // random sample of sentences to train on (bounded)
+  int64_t max_sentence_length = 16384;     // longer training sentences are skipped (bytes)
+  bool lowercase = false;                  // sentencepiece training: lower-case (nmt_nfkc_cf);
+                                           // wordpiece: must stay false, the loaded
+                                           // tokenizer's own config decides
+  bool byte_fallback = false;              // unknown characters become <0xXX> byte pieces
+  std::vector<std::string> training_files; // empty = data.train_files
+
+  template <class V>
+  void visit(V& v) {
+    v("model", model);
+    v("train_if_missing", train_if_missing);
+    v("type", type);
+    v("vocab_size", vocab_size);
+    v("character_coverage", character_coverage);
+    v("input_sentence_size", input_sentence_size);
+    v("max_sentence_length", max_sentence_length);
+    v("lowercase", lowercase);
+    v("byte_fallback", byte_fallback);
+    v("training_files", training_files);
+  }
+};
+
+}  // namespace mlm::config

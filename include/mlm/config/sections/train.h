@@ -1,0 +1,42 @@
+#pragma once
+// The train.* section: the run: its directory, stop conditions, batch, device, seed and resume.
+// Defaults and meanings beside each field; visit() lists its keys (see run_config.h).
+#include <cstdint>
+#include <string>
+
+#include "mlm/config/enums.h"
+
+namespace mlm::config {
+
+struct TrainConfig {
+  std::string output_dir = "runs/base";    // run directory (config, metrics, checkpoints)
+  int64_t max_steps = 100000;              // optimizer steps (0 = no step limit)
+  int64_t max_tokens = 0;                  // stop after this many tokens (0 = no limit)
+  double max_time_s = 0;                   // stop after this wall-clock time (0 = no limit)
+  int64_t micro_batch_size = 32;           // sequences per forward/backward
+  int64_t grad_accum_steps = 1;            // micro-batches per optimizer step
+  Precision precision = Precision::auto_detect;  // auto | fp32 | bf16 (autocast, fp32 master weights)
+  DeviceKind device = DeviceKind::auto_detect;  // auto | cpu | cuda
+  int64_t threads = 0;                     // intra-op threads (0 = this process's share of the cores)
+  int64_t seed = 42;                       // model init, data order and masking
+  int64_t max_skipped_steps = 10;          // consecutive non-finite steps before giving up
+  std::string resume;                      // "" new run | auto | latest | a checkpoint dir
+
+  template <class V>
+  void visit(V& v) {
+    v("output_dir", output_dir);
+    v("max_steps", max_steps);
+    v("max_tokens", max_tokens);
+    v("max_time_s", max_time_s);
+    v("micro_batch_size", micro_batch_size);
+    v("grad_accum_steps", grad_accum_steps);
+    v("precision", precision);
+    v("device", device);
+    v("threads", threads);
+    v("seed", seed);
+    v("max_skipped_steps", max_skipped_steps);
+    v("resume", resume);
+  }
+};
+
+}  // namespace mlm::config

@@ -1,0 +1,32 @@
+#include "mlm/config/data_plan.h"
+
+#include <string>
+
+#include "mlm/config/run_config.h"
+#include "mlm/util/errors.h"
+
+namespace mlm::config {
+
+DataPlan resolve_data_plan(const RunConfig& config, int rank, int world_size) {
+  if (world_size < 1 || rank < 0 || rank >= world_size) {
+    throw ConfigError("data: rank " + std::to_string(rank) + " is not in [0, world size " +
+                      std::to_string(world_size) + ")");
+  }
+  DataPlan plan;
+  plan.data = config.data;
+  plan.masking = config.masking;
+  plan.objective = config.model.objective;
+  plan.document_ids = !config.model.attend_across_documents;
+  plan.seed = static_cast<uint64_t>(config.train.seed);
+  plan.eval_seed = static_cast<uint64_t>(config.eval.seed);
+  plan.train_batch_size = config.train.micro_batch_size;
+  plan.step_sequences = config.train.micro_batch_size * config.train.grad_accum_steps;
+  plan.valid_batch_size =
+      config.eval.batch_size > 0 ? config.eval.batch_size : config.train.micro_batch_size;
+  plan.eval_max_batches = config.eval.max_batches;
+  plan.rank = rank;
+  plan.world_size = world_size;
+  return plan;
+}
+
+}  // namespace mlm::config
