@@ -1,4 +1,4 @@
-// libFuzzer target: the corpus reader (mlm/text/document_reader.h) on arbitrary file contents.
+// libFuzzer target: the corpus reader (mlm/text/corpus/document_reader.h) on arbitrary file contents.
 // Only mlm exceptions (DataError for unreadable input under on_bad_record: error or a corrupt
 // gzip stream) may escape. Every document must be non-empty, valid UTF-8 without NUL bytes,
 // with increasing offsets, and a reader restarted at any document's end position (what a
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "mlm/text/document_reader.h"
+#include "mlm/text/corpus/document_reader.h"
 #include "mlm/text/utf8.h"
 #include "mlm/util/errors.h"
 

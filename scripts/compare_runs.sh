@@ -2,7 +2,8 @@
 # Behaviour unchanged by a refactoring: the same short runs of three reference configurations
 # (BERT tiny; BERT mini with SOP, whole-word masking and accumulation; ModernBERT mini), made
 # by two builds, must write the same metrics.jsonl rows (timing fields aside) and byte-equal
-# final weights and optimizer state.
+# weights, both at the end of STEPS steps and after each build resumed its run for 5 more.
+# (optimizer.pt is compared through that resume: its bytes name tensors by address.)
 #   scripts/compare_runs.sh OLD_BUILD_DIR NEW_BUILD_DIR [STEPS]
 # Each build dir holds an mlm-train. Runs go to a temporary directory; prints one line per
 # configuration and exits 1 on any difference. Data: the committed fixture corpus.
@@ -14,7 +15,7 @@ corpus="$root/tests/fixtures/corpus"
 
 common=(--set "tokenizer.model=$work/spm.model" --set tokenizer.vocab_size=200
         --set "data.train_files=[$corpus/train.txt]" --set "data.valid_files=[$corpus/valid.txt]"
-        --set data.seq_len=64 --set "train.max_steps=$steps" --set train.threads=2
+        --set data.seq_len=64 --set train.threads=2
         --set train.micro_batch_size=8 --set logging.every_steps=5 --set logging.progress_bar=off
         --set checkpoint.every_steps=10 --set eval.every_steps=10 --set eval.max_batches=4
         --set schedule.warmup_steps=2)
@@ -37,20 +38,23 @@ status=0
 for name in tiny mini-sop modernbert-mini; do
   for side in old new; do
     bin="$old"; [[ $side == new ]] && bin="$new"
-    # shellcheck disable=SC2086
-    "$bin/mlm-train" ${extra[$name]} "${common[@]}" --set "train.output_dir=$work/$name-$side" \
-      >"$work/$name-$side.log" 2>&1 || { echo "FAIL $name: $side run failed ($work/$name-$side.log)"; tail -3 "$work/$name-$side.log"; exit 1; }
+    for run in "train.max_steps=$steps" "train.max_steps=$((steps + 5)) --resume latest"; do
+      # shellcheck disable=SC2086
+      "$bin/mlm-train" ${extra[$name]} "${common[@]}" --set "train.output_dir=$work/$name-$side" \
+        --set $run >>"$work/$name-$side.log" 2>&1 ||
+        { echo "FAIL $name: $side run failed ($work/$name-$side.log)"; tail -3 "$work/$name-$side.log"; exit 1; }
+    done
   done
-  last="$(printf 'step_%08d' "$steps")"
   verdict="same"
   if ! diff <(rows "$work/$name-old/metrics.jsonl") <(rows "$work/$name-new/metrics.jsonl") >"$work/diff"; then
     verdict="metrics.jsonl rows differ: $(head -2 "$work/diff" | tr '\n' ' ')"
   fi
-  for file in model.pt optimizer.pt; do
-    cmp -s "$work/$name-old/checkpoints/$last/$file" "$work/$name-new/checkpoints/$last/$file" ||
-      verdict="$verdict; $file differs"
+  for step in "$steps" "$((steps + 5))"; do
+    dir="checkpoints/$(printf 'step_%08d' "$step")"
+    cmp -s "$work/$name-old/$dir/model.pt" "$work/$name-new/$dir/model.pt" ||
+      verdict="$verdict; model.pt of step $step differs"
   done
-  echo "$name: $(wc -l <"$work/$name-new/metrics.jsonl") metrics rows, $last: $verdict"
+  echo "$name: $(wc -l <"$work/$name-new/metrics.jsonl") metrics rows, weights at steps $steps and $((steps + 5)) (resumed): $verdict"
   [[ $verdict == same ]] || status=1
 done
 exit "$status"

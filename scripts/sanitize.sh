@@ -5,7 +5,7 @@
 #   scripts/sanitize.sh STAGE...         these stages (e.g. model). Tests that load sentencepiece
 #                                        in a LibTorch process (train, dist, cli, fault) cannot
 #                                        pass: the sanitizer runtimes have no dlmopen, so the two
-#                                        protobufs clash (src/text/spm_library.cpp)
+#                                        protobufs clash (src/text/sentencepiece/spm_library.cpp)
 #   scripts/sanitize.sh --all            every stage, LibTorch ones included (slow to build)
 # Any sanitizer report fails the run (halt_on_error). LibTorch itself is not instrumented;
 # tests/sanitizers/lsan.supp lists the one-time allocations it never frees (see that file).

@@ -1,6 +1,6 @@
-// libmlm_spm_bridge.so: sentencepiece behind the C interface of mlm/text/spm_bridge.h.
+// libmlm_spm_bridge.so: sentencepiece behind the C interface of mlm/text/sentencepiece/spm_bridge.h.
 // Built as its own shared library and opened with dlopen (see that header for why).
-#include "mlm/text/spm_bridge.h"
+#include "mlm/text/sentencepiece/spm_bridge.h"
 
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>

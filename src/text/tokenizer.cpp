@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "mlm/text/wordpiece_files.h"
+#include "mlm/text/wordpiece/wordpiece_files.h"
 #include "mlm/util/errors.h"
 #include "tokenizer_model.h"
 

@@ -8,7 +8,7 @@
 
 #include "mlm/text/tokenizer.h"
 #include "mlm/text/vocab_info.h"
-#include "mlm/text/wordpiece.h"
+#include "mlm/text/wordpiece/wordpiece.h"
 
 namespace mlm::text {
 

@@ -13,12 +13,12 @@
 #include <thread>
 #include <unordered_map>
 
-#include "mlm/text/document_reader.h"
+#include "mlm/text/corpus/document_reader.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/text/utf8.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
-#include "spm_library.h"
+#include "sentencepiece/spm_library.h"
 
 namespace mlm::text {
 namespace {

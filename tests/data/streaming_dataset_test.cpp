@@ -9,7 +9,7 @@
 #include "mlm/config/run_config.h"
 #include "mlm/data/stream/document_stream.h"
 #include "mlm/data/stream/streaming_dataset.h"
-#include "mlm/text/sentence_split.h"
+#include "mlm/text/corpus/sentence_split.h"
 #include "mlm/util/errors.h"
 #include "text/tokenizer_fixture.h"
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "mlm/text/document_reader.h"
+#include "mlm/text/corpus/document_reader.h"
 #include "mlm/text/utf8.h"
 #include "mlm/util/errors.h"
 #include "text/tokenizer_fixture.h"

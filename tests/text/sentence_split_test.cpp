@@ -1,4 +1,4 @@
-#include "mlm/text/sentence_split.h"
+#include "mlm/text/corpus/sentence_split.h"
 
 #include <gtest/gtest.h>
 

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "mlm/test_paths.h"
-#include "mlm/text/sentencepiece_json.h"
-#include "mlm/text/sentencepiece_model.h"
+#include "mlm/text/sentencepiece/sentencepiece_json.h"
+#include "mlm/text/sentencepiece/sentencepiece_model.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/util/base64.h"
 #include "mlm/util/errors.h"

@@ -9,8 +9,8 @@
 #include <optional>
 
 #include "mlm/text/tokenizer.h"
-#include "mlm/text/wordpiece.h"
-#include "mlm/text/wordpiece_files.h"
+#include "mlm/text/wordpiece/wordpiece.h"
+#include "mlm/text/wordpiece/wordpiece_files.h"
 #include "text/wordpiece_fixture.h"
 
 // A named namespace, not an anonymous one: the unity build compiles this file together with

@@ -8,8 +8,8 @@
 
 #include "config/config_test_util.h"
 #include "mlm/text/tokenizer.h"
-#include "mlm/text/wordpiece.h"
-#include "mlm/text/wordpiece_files.h"
+#include "mlm/text/wordpiece/wordpiece.h"
+#include "mlm/text/wordpiece/wordpiece_files.h"
 #include "mlm/util/errors.h"
 #include "text/tokenizer_fixture.h"
 

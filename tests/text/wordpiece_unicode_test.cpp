@@ -8,7 +8,7 @@
 #include <map>
 #include <sstream>
 
-#include "mlm/text/wordpiece.h"
+#include "mlm/text/wordpiece/wordpiece.h"
 #include "text/wordpiece_fixture.h"
 
 // A named namespace, not an anonymous one: the unity build compiles this file together with

@@ -13,7 +13,7 @@
 
 #include "mlm/config/sections/data.h"
 #include "mlm/config/sections/tokenizer.h"
-#include "mlm/text/corpus_files.h"
+#include "mlm/text/corpus/corpus_files.h"
 #include "mlm/text/vocab_info.h"
 
 namespace mlm::text {

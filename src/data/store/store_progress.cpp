@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "mlm/data/store/prepared_store.h"
-#include "mlm/text/sentencepiece_model.h"
+#include "mlm/text/sentencepiece/sentencepiece_model.h"
 #include "mlm/util/atomic_file.h"
 #include "mlm/util/errors.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "mlm/data/stream/document_stream.h"
-#include "mlm/text/corpus_files.h"
+#include "mlm/text/corpus/corpus_files.h"
 #include "mlm/text/tokenizer.h"
 #include "store_shard_file.h"
 

@@ -1,6 +1,6 @@
 #include "mlm/data/stream/tokenizing_pipeline.h"
 
-#include "mlm/text/sentence_split.h"
+#include "mlm/text/corpus/sentence_split.h"
 
 namespace mlm::data {
 namespace {

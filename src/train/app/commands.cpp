@@ -2,7 +2,7 @@
 
 #include "mlm/config/validate.h"
 #include "mlm/model/hf/export_hf.h"
-#include "mlm/text/hf_tokenizer_files.h"
+#include "mlm/text/hf/hf_tokenizer_files.h"
 #include "mlm/train/app/bootstrap.h"
 #include "mlm/train/app/saved_model.h"
 #include "mlm/train/loop/evaluator.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "mlm/text/document_reader.h"
+#include "mlm/text/corpus/document_reader.h"
 
 namespace mlm::data {
 

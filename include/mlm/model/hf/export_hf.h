@@ -2,7 +2,7 @@
 // The model half of a Hugging Face export: config.json and the weights, a directory that
 // `transformers` loads with AutoModelForMaskedLM (BERT: also BertForPreTraining with the NSP
 // head present; ModernBERT: ModernBertForMaskedLM). The tokenizer files come from the text
-// layer (mlm/text/hf_tokenizer_files.h).
+// layer (mlm/text/hf/hf_tokenizer_files.h).
 #include <nlohmann/json.hpp>
 
 #include <string>

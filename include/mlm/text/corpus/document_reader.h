@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mlm/text/corpus_files.h"
+#include "mlm/text/corpus/corpus_files.h"
 
 namespace mlm::text {
 

@@ -1,4 +1,4 @@
-#include "mlm/text/sentencepiece_model.h"
+#include "mlm/text/sentencepiece/sentencepiece_model.h"
 
 #include <bit>
 

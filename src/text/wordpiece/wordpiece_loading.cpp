@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlm/text/tokenizer.h"
-#include "mlm/text/wordpiece.h"
+#include "mlm/text/wordpiece/wordpiece.h"
 #include "mlm/util/errors.h"
 
 namespace fs = std::filesystem;

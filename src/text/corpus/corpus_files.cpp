@@ -1,4 +1,4 @@
-#include "mlm/text/corpus_files.h"
+#include "mlm/text/corpus/corpus_files.h"
 
 #include <glob.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "mlm/text/wordpiece_files.h"
+#include "mlm/text/wordpiece/wordpiece_files.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,7 +1,7 @@
 #include "mlm/util/errors.h"
 #include "mlm/text/utf8.h"
 #include "spm_library.h"
-#include "tokenizer_model.h"
+#include "../tokenizer_model.h"
 
 namespace mlm::text {
 namespace {

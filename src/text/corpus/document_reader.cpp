@@ -1,4 +1,4 @@
-#include "mlm/text/document_reader.h"
+#include "mlm/text/corpus/document_reader.h"
 
 #include <nlohmann/json.hpp>
 

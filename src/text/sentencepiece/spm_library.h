@@ -1,6 +1,6 @@
 #pragma once
 // Opens libmlm_spm_bridge.so once per process and hands out its C interface.
-#include "mlm/text/spm_bridge.h"
+#include "mlm/text/sentencepiece/spm_bridge.h"
 
 namespace mlm::text {
 

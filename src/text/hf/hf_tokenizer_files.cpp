@@ -1,11 +1,11 @@
-#include "mlm/text/hf_tokenizer_files.h"
+#include "mlm/text/hf/hf_tokenizer_files.h"
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 
-#include "mlm/text/sentencepiece_json.h"
-#include "mlm/text/wordpiece_files.h"
+#include "mlm/text/sentencepiece/sentencepiece_json.h"
+#include "mlm/text/wordpiece/wordpiece_files.h"
 #include "mlm/util/atomic_file.h"
 
 namespace mlm::text {

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mlm/text/tokenizer.h"
-#include "mlm/text/wordpiece.h"
+#include "mlm/text/wordpiece/wordpiece.h"
 
 namespace mlm::text {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mlm/text/wordpiece.h"
+#include "mlm/text/wordpiece/wordpiece.h"
 
 namespace mlm::text {
 

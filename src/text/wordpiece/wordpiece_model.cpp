@@ -1,5 +1,5 @@
 #include "mlm/util/errors.h"
-#include "tokenizer_model.h"
+#include "../tokenizer_model.h"
 
 namespace mlm::text {
 namespace {

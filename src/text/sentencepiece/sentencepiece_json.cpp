@@ -1,13 +1,13 @@
 // tokenizer.json from a sentencepiece model. How each part reproduces sentencepiece (0.1.x,
 // normalizer.cc and {unigram,bpe}_model.cc) in the `tokenizers` pipeline, which runs: split
 // out added tokens -> normalizer (per remaining segment) -> pre-tokenizer -> model -> post-processor.
-#include "mlm/text/sentencepiece_json.h"
+#include "mlm/text/sentencepiece/sentencepiece_json.h"
 
 #include <algorithm>
 #include <tuple>
 #include <unordered_map>
 
-#include "mlm/text/sentencepiece_model.h"
+#include "mlm/text/sentencepiece/sentencepiece_model.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/util/base64.h"
 #include "mlm/util/errors.h"

@@ -1,4 +1,4 @@
-#include "mlm/text/wordpiece.h"
+#include "mlm/text/wordpiece/wordpiece.h"
 
 #include <algorithm>
 #include <unordered_set>
