@@ -140,25 +140,17 @@ class CorpusSentenceIterator {
   std::exception_ptr error_;
 };
 
-}  // namespace
-
-void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<std::string>& files,
-                      const ReadOptions& read, Existing existing) {
-  if (config.type == config::TokenizerType::wordpiece) {
-    throw ConfigError("tokenizer.type: wordpiece tokenizers are loaded from a BERT vocab.txt, "
-                      "tokenizer.json or Hugging Face directory, not trained; mlm-tokenizer "
-                      "trains sentencepiece models only (unigram, bpe)",
-                      "tokenizer.type");
-  }
-  auto corpus = resolve_corpus(files, read, config.training_files.empty() ? "data.train_files"
-                                                                          : "tokenizer.training_files");
+/// sentencepiece's trainer arguments for `config`; ConfigError for a vocabulary too small for
+/// the special pieces.
+std::unordered_map<std::string, std::string> sentencepiece_trainer_args(
+    const config::TokenizerConfig& config) {
   const int64_t specials = 5;
   if (config.vocab_size <= specials + 1) {
     throw ConfigError("tokenizer.vocab_size (" + std::to_string(config.vocab_size) +
                           ") must exceed the 5 special pieces",
                       "tokenizer.vocab_size");
   }
-  std::unordered_map<std::string, std::string> args = {
+  return {
       {"model_type", config.type == config::TokenizerType::bpe ? "bpe" : "unigram"},
       {"vocab_size", std::to_string(config.vocab_size)},
       {"character_coverage", std::to_string(config.character_coverage)},
@@ -178,12 +170,12 @@ void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<s
       {"user_defined_symbols", "[MASK]"},  // id 4: the first id after the four above
       {"num_threads", std::to_string(std::max(1u, std::thread::hardware_concurrency()))},
   };
+}
 
-  CorpusSentenceIterator sentences(std::move(corpus), read,
-                                   kReadFactor * std::max<int64_t>(1, config.input_sentence_size),
-                                   static_cast<size_t>(config.max_sentence_length));
-  log::info("text", "training a {} tokenizer of {} pieces from {}",
-            args["model_type"], config.vocab_size, files.front() + (files.size() > 1 ? ", ..." : ""));
+/// The serialized model sentencepiece trains on `sentences`. Rethrows a reading error of the
+/// iterator; ConfigError when sentencepiece fails, DataError for a corpus without text.
+std::string run_sentencepiece_trainer(const std::unordered_map<std::string, std::string>& args,
+                                      CorpusSentenceIterator& sentences) {
   std::vector<const char*> keys, values;
   for (const auto& [key, value] : args) {
     keys.push_back(key.c_str());
@@ -205,13 +197,18 @@ void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<s
                       "tokenizer.vocab_size");
   }
   if (sentences.sentences() == 0) throw DataError("tokenizer training: the corpus has no text");
+  return model_proto;
+}
 
-  // Written to a temporary name of this writer's own, then moved into place, so a crash never
-  // leaves half a model and writers at once (sibling runs sharing tokenizer.model) do not mix.
-  // Existing::keep links instead of renaming: linking fails when the name exists.
-  const std::filesystem::path path(config.model);
+/// Writes `model_proto` to `model`. Written to a temporary name of this writer's own, then
+/// moved into place, so a crash never leaves half a model and writers at once (sibling runs
+/// sharing tokenizer.model) do not mix. Existing::keep links instead of renaming: linking
+/// fails when the name exists.
+void install_model_file(const std::string& model, const std::string& model_proto,
+                        Tokenizer::Existing existing) {
+  const std::filesystem::path path(model);
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  const std::string tmp = config.model + ".tmp-" + std::to_string(getpid()) + "-" +
+  const std::string tmp = model + ".tmp-" + std::to_string(getpid()) + "-" +
                           std::to_string(std::random_device{}());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -219,14 +216,37 @@ void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<s
     if (!out) throw DataError("cannot write tokenizer model '" + tmp + "'");
   }
   std::error_code linked;
-  if (existing == Existing::keep) std::filesystem::create_hard_link(tmp, path, linked);
-  if (existing == Existing::keep && linked == std::errc::file_exists) {
-    log::info("text", "{} was written by another run meanwhile; keeping that one", config.model);
-  } else if (existing == Existing::replace || linked) {
+  if (existing == Tokenizer::Existing::keep) std::filesystem::create_hard_link(tmp, path, linked);
+  if (existing == Tokenizer::Existing::keep && linked == std::errc::file_exists) {
+    log::info("text", "{} was written by another run meanwhile; keeping that one", model);
+  } else if (existing == Tokenizer::Existing::replace || linked) {
     std::filesystem::rename(tmp, path);  // replace, or a file system without hard links
   }
   std::error_code ignored;
   std::filesystem::remove(tmp, ignored);  // after a link (or a kept model)
+}
+
+}  // namespace
+
+void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<std::string>& files,
+                      const ReadOptions& read, Existing existing) {
+  if (config.type == config::TokenizerType::wordpiece) {
+    throw ConfigError("tokenizer.type: wordpiece tokenizers are loaded from a BERT vocab.txt, "
+                      "tokenizer.json or Hugging Face directory, not trained; mlm-tokenizer "
+                      "trains sentencepiece models only (unigram, bpe)",
+                      "tokenizer.type");
+  }
+  auto corpus = resolve_corpus(files, read, config.training_files.empty() ? "data.train_files"
+                                                                          : "tokenizer.training_files");
+  auto args = sentencepiece_trainer_args(config);
+
+  CorpusSentenceIterator sentences(std::move(corpus), read,
+                                   kReadFactor * std::max<int64_t>(1, config.input_sentence_size),
+                                   static_cast<size_t>(config.max_sentence_length));
+  log::info("text", "training a {} tokenizer of {} pieces from {}",
+            args["model_type"], config.vocab_size, files.front() + (files.size() > 1 ? ", ..." : ""));
+  const std::string model_proto = run_sentencepiece_trainer(args, sentences);
+  install_model_file(config.model, model_proto, existing);
   log::info("text", "tokenizer trained on a sample of at most {} of {} sentences read: {}",
             config.input_sentence_size, sentences.sentences(), config.model);
 }

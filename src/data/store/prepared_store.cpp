@@ -45,6 +45,49 @@ void check_recorded_crc32(const std::string& path, const unsigned char* data, si
   }
 }
 
+/// The manifest of the store in `dir`, of this format and version. DataError naming it
+/// otherwise (or "run mlm-data prepare" when there is none).
+nlohmann::json read_store_manifest(const fs::path& manifest_path, const std::string& dir) {
+  if (!fs::exists(manifest_path)) {
+    throw DataError("data.store " + dir + ": no manifest.json (not a complete prepared store); "
+                    "run mlm-data prepare --config <your config> first");
+  }
+  const std::string where = manifest_path.string();
+  nlohmann::json manifest;
+  try {
+    std::ifstream in(manifest_path);
+    manifest = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw DataError(where + ": not valid JSON: " + e.what());
+  }
+  if (!manifest.is_object() || manifest.value("format", "") != "mlm-train prepared store") {
+    throw DataError(where + ": not an mlm-train prepared store manifest");
+  }
+  if (manifest.value("version", 0) != 1) {
+    throw DataError(where + ": store version " + manifest.value("version", nlohmann::json()).dump() +
+                    ", this mlm-train reads version 1; prepare it again");
+  }
+  return manifest;
+}
+
+/// The manifest's shard entries of `split`; DataError naming the manifest (`where`) when the
+/// store has no such split or no shard list.
+const nlohmann::json& split_shard_list(const nlohmann::json& manifest, const std::string& where,
+                                       Split split) {
+  const std::string name = split_key(split);
+  if (!manifest.contains("splits") || !manifest["splits"].contains(name)) {
+    throw DataError(where + ": the store has no " + name + " split" +
+                    (split == Split::valid ? " (it was prepared without data.valid_files or "
+                                             "data.valid_fraction)"
+                                           : ""));
+  }
+  const auto& entry = manifest["splits"][name];
+  if (!entry.contains("shards") || !entry["shards"].is_array()) {
+    throw DataError(where + ": splits." + name + " has no shard list");
+  }
+  return entry["shards"];
+}
+
 }  // namespace
 
 // A read-only mapping of a whole file; the file is closed once mapped.
@@ -220,40 +263,14 @@ void StoreShard::read_tokens(int64_t begin, int64_t end, std::vector<int32_t>& o
 PreparedStore::PreparedStore(const std::string& dir, Split split)
     : dir_(dir), bytes_read_(std::make_unique<std::atomic<int64_t>>(0)) {
   const fs::path manifest_path = fs::path(dir) / "manifest.json";
-  if (!fs::exists(manifest_path)) {
-    throw DataError("data.store " + dir + ": no manifest.json (not a complete prepared store); "
-                    "run mlm-data prepare --config <your config> first");
-  }
   const std::string where = manifest_path.string();
-  try {
-    std::ifstream in(manifest_path);
-    manifest_ = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw DataError(where + ": not valid JSON: " + e.what());
-  }
-  if (!manifest_.is_object() || manifest_.value("format", "") != "mlm-train prepared store") {
-    throw DataError(where + ": not an mlm-train prepared store manifest");
-  }
-  if (manifest_.value("version", 0) != 1) {
-    throw DataError(where + ": store version " + manifest_.value("version", nlohmann::json()).dump() +
-                    ", this mlm-train reads version 1; prepare it again");
-  }
+  manifest_ = read_store_manifest(manifest_path, dir);
   const int64_t token_bytes = json_count(manifest_, "token_bytes", where);
   if (token_bytes != 2 && token_bytes != 4) throw DataError(where + ": token_bytes must be 2 or 4");
   const auto tokenizer = manifest_.value("tokenizer", nlohmann::json::object());
   const int64_t vocab_size = tokenizer.contains("vocab_size") ? json_count(tokenizer, "vocab_size", where + ": tokenizer") : 0;
   const std::string name = split_key(split);
-  if (!manifest_.contains("splits") || !manifest_["splits"].contains(name)) {
-    throw DataError(where + ": the store has no " + name + " split" +
-                    (split == Split::valid ? " (it was prepared without data.valid_files or "
-                                             "data.valid_fraction)"
-                                           : ""));
-  }
-  const auto& entry = manifest_["splits"][name];
-  if (!entry.contains("shards") || !entry["shards"].is_array()) {
-    throw DataError(where + ": splits." + name + " has no shard list");
-  }
-  for (const auto& s : entry["shards"]) {
+  for (const auto& s : split_shard_list(manifest_, where, split)) {
     const std::string shard_where = where + ": splits." + name + " shard";
     if (!s.is_object() || !s.contains("name") || !s["name"].is_string()) {
       throw DataError(shard_where + " without a name");
@@ -268,46 +285,47 @@ PreparedStore::PreparedStore(const std::string& dir, Split split)
     shard.index_crc32_ = s.value("index_crc32", std::string());
     shard.bytes_read_ = bytes_read_.get();
     const fs::path base = fs::path(dir) / s["name"].get<std::string>();
-    shard.tokens_path_ = base.string() + ".tokens";
-    shard.index_path_ = base.string() + ".index";
-    const std::string& index_path = shard.index_path_;
-    shard.tokens_map_ = std::make_shared<StoreShard::Mapping>(shard.tokens_path_);
-    shard.index_map_ = std::make_shared<StoreShard::Mapping>(index_path);
-
-    const size_t want_tokens = static_cast<size_t>(shard.tokens_ * token_bytes);
-    if (shard.tokens_map_->size != want_tokens) {
-      throw DataError(shard.tokens_path_ + ": " + std::to_string(shard.tokens_map_->size) +
-                      " bytes, the manifest says " + std::to_string(want_tokens) +
-                      " (truncated or from another preparation); prepare the store again");
-    }
-    const size_t want_index = static_cast<size_t>(kIndexHeaderBytes + 4 * (shard.documents_ + 1) +
-                                                  4 * shard.sentences_);
-    const auto& index = *shard.index_map_;
-    if (index.size != want_index || std::memcmp(index.data, kIndexMagic, 8) != 0) {
-      throw DataError(index_path + ": " + std::to_string(index.size) + " bytes" +
-                      (index.size >= 8 && std::memcmp(index.data, kIndexMagic, 8) != 0
-                           ? " without the index magic"
-                           : ", the manifest implies " + std::to_string(want_index)) +
-                      " (truncated or damaged); prepare the store again");
-    }
-    uint64_t header[3];
-    std::memcpy(header, index.data + 8, sizeof header);
-    if (static_cast<int64_t>(header[0]) != shard.documents_ ||
-        static_cast<int64_t>(header[1]) != shard.sentences_ ||
-        static_cast<int64_t>(header[2]) != shard.tokens_) {
-      throw DataError(index_path + ": header counts differ from the manifest's");
-    }
-    shard.doc_first_sentence_ = reinterpret_cast<const uint32_t*>(index.data + kIndexHeaderBytes);
-    shard.sentence_end_ = shard.doc_first_sentence_ + shard.documents_ + 1;
-    if (shard.doc_first_sentence_[0] != 0 ||
-        shard.doc_first_sentence_[shard.documents_] != shard.sentences_ ||
-        (shard.sentences_ > 0 && shard.sentence_end_[shard.sentences_ - 1] != shard.tokens_)) {
-      throw DataError(index_path + ": document or sentence table does not cover the shard");
-    }
+    shard.map_files(base.string() + ".tokens", base.string() + ".index");
     documents_ += shard.documents_;
     sentences_ += shard.sentences_;
     tokens_ += shard.tokens_;
     shards_.push_back(std::move(shard));
+  }
+}
+
+void StoreShard::map_files(const std::string& tokens_path, const std::string& index_path) {
+  tokens_path_ = tokens_path;
+  index_path_ = index_path;
+  tokens_map_ = std::make_shared<Mapping>(tokens_path_);
+  index_map_ = std::make_shared<Mapping>(index_path_);
+
+  const size_t want_tokens = static_cast<size_t>(tokens_ * token_bytes_);
+  if (tokens_map_->size != want_tokens) {
+    throw DataError(tokens_path_ + ": " + std::to_string(tokens_map_->size) +
+                    " bytes, the manifest says " + std::to_string(want_tokens) +
+                    " (truncated or from another preparation); prepare the store again");
+  }
+  const size_t want_index = static_cast<size_t>(kIndexHeaderBytes + 4 * (documents_ + 1) +
+                                                4 * sentences_);
+  const auto& index = *index_map_;
+  if (index.size != want_index || std::memcmp(index.data, kIndexMagic, 8) != 0) {
+    throw DataError(index_path_ + ": " + std::to_string(index.size) + " bytes" +
+                    (index.size >= 8 && std::memcmp(index.data, kIndexMagic, 8) != 0
+                         ? " without the index magic"
+                         : ", the manifest implies " + std::to_string(want_index)) +
+                    " (truncated or damaged); prepare the store again");
+  }
+  uint64_t header[3];
+  std::memcpy(header, index.data + 8, sizeof header);
+  if (static_cast<int64_t>(header[0]) != documents_ || static_cast<int64_t>(header[1]) != sentences_ ||
+      static_cast<int64_t>(header[2]) != tokens_) {
+    throw DataError(index_path_ + ": header counts differ from the manifest's");
+  }
+  doc_first_sentence_ = reinterpret_cast<const uint32_t*>(index.data + kIndexHeaderBytes);
+  sentence_end_ = doc_first_sentence_ + documents_ + 1;
+  if (doc_first_sentence_[0] != 0 || doc_first_sentence_[documents_] != sentences_ ||
+      (sentences_ > 0 && sentence_end_[sentences_ - 1] != tokens_)) {
+    throw DataError(index_path_ + ": document or sentence table does not cover the shard");
   }
 }
 

@@ -140,31 +140,18 @@ int64_t total_tokens(const SplitProgress& split) {
   return n;
 }
 
-}  // namespace
-
-PrepareSummary prepare(const config::DataConfig& data, const text::Tokenizer& tokenizer,
-                       const PrepareOptions& options) {
-  const auto start = SteadyClock::now();
-  if (data.store.empty()) {
-    throw UsageError("data.store is not set: give the directory to prepare, e.g. --set data.store=DIR");
-  }
-  const fs::path dir(data.store);
-  const auto inputs = split_inputs(data);
+/// What the store records of its tokenizer, sources and reading, from each split's files.
+StoreIdentity identity_of_inputs(const text::Tokenizer& tokenizer, const config::DataConfig& data,
+                                 const std::map<std::string, StreamOptions>& inputs) {
   std::map<std::string, std::vector<text::CorpusFile>> files;
   for (const auto& [name, input] : inputs) files[name] = input.files;
-  const StoreIdentity id = StoreIdentity::of(tokenizer, data, files);
+  return StoreIdentity::of(tokenizer, data, files);
+}
 
-  const int threads = options.threads > 0 ? options.threads
-                                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  if (options.overwrite) {
-    remove_store_files(dir);
-  } else if (is_prepared_store(dir.string())) {
-    auto summary = keep_complete_store(dir, id);
-    summary.threads = threads;
-    summary.seconds = seconds_since(start);
-    return summary;
-  }
-
+/// The progress to continue from: an interrupted prepare's, or a fresh one. The store's
+/// directory is created and the progress file written before any shard.
+StoreProgress open_progress(const fs::path& dir, const StoreIdentity& id,
+                            const std::map<std::string, StreamOptions>& inputs) {
   StoreProgress progress;
   if (fs::exists(dir / kProgressFile)) {
     progress = resumable_progress(dir, id);
@@ -179,41 +166,37 @@ PrepareSummary prepare(const config::DataConfig& data, const text::Tokenizer& to
   fs::create_directories(dir, ec);
   if (ec) throw DataError("data.store " + dir.string() + ": cannot create directory: " + ec.message());
   write_json_file(dir / kProgressFile, progress_json(progress));
+  return progress;
+}
 
-  PrepareSummary summary;
-  summary.threads = threads;
-  SplitWriterContext context{dir, tokenizer, options, summary.threads, progress, start};
-  for (const auto& [name, input] : inputs) {
-    auto& split = progress.splits.at(name);
-    if (!split.complete) {
-      const bool finished = write_split(context, name, input, summary);
-      if (!finished) {
-        add_totals(progress, summary);
-        summary.seconds = seconds_since(start);
-        return summary;  // stopped by stop_after_shards: the progress file says where
-      }
-    }
-    if (total_tokens(split) == 0) {
-      // Nothing prepared yet: no progress to keep (a fixed corpus then starts afresh).
-      bool any_shard = false;
-      for (const auto& [other, entry] : progress.splits) any_shard |= !entry.shards.empty();
-      if (!any_shard) fs::remove(dir / kProgressFile, ec);
-      const std::string key = name == "train" || !data.valid_files.empty()
-                                  ? "data." + name + "_files"
-                                  : "data.valid_fraction";
-      std::string listed;
-      for (size_t i = 0; i < input.files.size() && i < 3; ++i) listed += (i ? ", " : "") + input.files[i].path;
-      if (input.files.size() > 3) listed += " and " + std::to_string(input.files.size() - 3) + " more";
-      throw DataError(key + ": the " + name + " split of " + listed + " has no tokens (" +
-                      (key == "data.valid_fraction"
-                           ? "no document of data.train_files is held out; raise data.valid_fraction "
-                             "or give data.valid_files"
-                           : "its files hold no text the tokenizer encodes") +
-                      ")");
-    }
-  }
+/// DataError naming the config key of split `name`, which prepared to no tokens at all.
+[[noreturn]] void refuse_empty_split(const fs::path& dir, const config::DataConfig& data,
+                                     const StoreProgress& progress, const std::string& name,
+                                     const StreamOptions& input) {
+  // Nothing prepared yet: no progress to keep (a fixed corpus then starts afresh).
+  bool any_shard = false;
+  for (const auto& [other, entry] : progress.splits) any_shard |= !entry.shards.empty();
+  std::error_code ec;
+  if (!any_shard) fs::remove(dir / kProgressFile, ec);
+  const std::string key = name == "train" || !data.valid_files.empty()
+                              ? "data." + name + "_files"
+                              : "data.valid_fraction";
+  std::string listed;
+  for (size_t i = 0; i < input.files.size() && i < 3; ++i) listed += (i ? ", " : "") + input.files[i].path;
+  if (input.files.size() > 3) listed += " and " + std::to_string(input.files.size() - 3) + " more";
+  throw DataError(key + ": the " + name + " split of " + listed + " has no tokens (" +
+                  (key == "data.valid_fraction"
+                       ? "no document of data.train_files is held out; raise data.valid_fraction "
+                         "or give data.valid_files"
+                       : "its files hold no text the tokenizer encodes") +
+                  ")");
+}
 
+/// Writes the manifest, which makes the store complete, and drops the progress file.
+void finish_store(const fs::path& dir, const StoreProgress& progress, PrepareSummary& summary,
+                  SteadyClock::time_point start) {
   write_json_file(dir / kManifestFile, manifest_json(progress));
+  std::error_code ec;
   fs::remove(dir / kProgressFile, ec);
   sync_directory(dir);
   summary.complete = true;
@@ -222,6 +205,44 @@ PrepareSummary prepare(const config::DataConfig& data, const text::Tokenizer& to
   log::info("data", "{}: prepared {} documents, {} sentences, {} tokens in {} shard(s), {:.1f} s",
             dir.string(), summary.documents, summary.sentences, summary.tokens, summary.shards,
             summary.seconds);
+}
+
+}  // namespace
+
+PrepareSummary prepare(const config::DataConfig& data, const text::Tokenizer& tokenizer,
+                       const PrepareOptions& options) {
+  const auto start = SteadyClock::now();
+  if (data.store.empty()) {
+    throw UsageError("data.store is not set: give the directory to prepare, e.g. --set data.store=DIR");
+  }
+  const fs::path dir(data.store);
+  const auto inputs = split_inputs(data);
+  const StoreIdentity id = identity_of_inputs(tokenizer, data, inputs);
+  const int threads = options.threads > 0 ? options.threads
+                                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  if (options.overwrite) {
+    remove_store_files(dir);
+  } else if (is_prepared_store(dir.string())) {
+    auto summary = keep_complete_store(dir, id);
+    summary.threads = threads;
+    summary.seconds = seconds_since(start);
+    return summary;
+  }
+  StoreProgress progress = open_progress(dir, id, inputs);
+
+  PrepareSummary summary;
+  summary.threads = threads;
+  SplitWriterContext context{dir, tokenizer, options, summary.threads, progress, start};
+  for (const auto& [name, input] : inputs) {
+    auto& split = progress.splits.at(name);
+    if (!split.complete && !write_split(context, name, input, summary)) {
+      add_totals(progress, summary);
+      summary.seconds = seconds_since(start);
+      return summary;  // stopped by stop_after_shards: the progress file says where
+    }
+    if (total_tokens(split) == 0) refuse_empty_split(dir, data, progress, name, input);
+  }
+  finish_store(dir, progress, summary, start);
   return summary;
 }
 

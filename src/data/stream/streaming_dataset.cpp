@@ -14,18 +14,13 @@ bool is_epoch_start(const DataPosition& p) {
          p.chunk_index == 0 && p.chunk_emitted == 0;
 }
 
-}  // namespace
-
-StreamingDataset::StreamingDataset(const config::DataPlan& plan, const text::Tokenizer& tokenizer,
-                                   Split split, std::optional<DataPosition> resume)
-    : split_(split), rank_(plan.rank), world_size_(plan.world_size), seed_(plan.seed) {
-  const auto& data = plan.data;
-
-  // Every rank reads the whole stream (no rank in these options): the ranks split it by
-  // sequence in produce(). See the header for why.
+/// The documents of `split`: which files, which of their documents, in what order. Every
+/// rank reads the whole stream (no rank in these options): the ranks split it by sequence in
+/// produce(). See the header for why.
+StreamOptions split_stream_options(const config::DataConfig& data, Split split, uint64_t seed) {
   StreamOptions stream;
   stream.read = text::ReadOptions::from(data);
-  stream.seed = seed_;
+  stream.seed = seed;
   stream.held_out_fraction = data.valid_fraction;
   if (split == Split::train) {
     stream.files = text::resolve_corpus(data.train_files, stream.read, "data.train_files");
@@ -33,60 +28,88 @@ StreamingDataset::StreamingDataset(const config::DataPlan& plan, const text::Tok
                                                                          : Holdout::all;
     stream.shuffle_files = data.shuffle_files;
     stream.repeat = true;
-    shuffle_chunk_ = std::max<int64_t>(1, data.shuffle_buffer);
+  } else if (!data.valid_files.empty()) {
+    stream.files = text::resolve_corpus(data.valid_files, stream.read, "data.valid_files");
+    stream.holdout = Holdout::all;
+  } else if (data.valid_fraction > 0) {
+    stream.files = text::resolve_corpus(data.train_files, stream.read, "data.train_files");
+    stream.holdout = Holdout::held_out_only;
   } else {
-    if (!data.valid_files.empty()) {
-      stream.files = text::resolve_corpus(data.valid_files, stream.read, "data.valid_files");
-      stream.holdout = Holdout::all;
-    } else if (data.valid_fraction > 0) {
-      stream.files = text::resolve_corpus(data.train_files, stream.read, "data.train_files");
-      stream.holdout = Holdout::held_out_only;
-    } else {
-      throw ConfigError("no validation data: data.valid_files is empty and data.valid_fraction is 0",
-                        "data.valid_fraction");
-    }
-    shuffle_chunk_ = 1;
+    throw ConfigError("no validation data: data.valid_files is empty and data.valid_fraction is 0",
+                      "data.valid_fraction");
   }
+  return stream;
+}
+
+/// The first files, for messages: "a.txt, b.txt, c.txt and 3 more".
+std::string listed_corpus_names(const std::vector<text::CorpusFile>& files) {
+  std::string names;
+  for (size_t i = 0; i < files.size() && i < 3; ++i) names += (i ? ", " : "") + files[i].path;
+  if (files.size() > 3) names += " and " + std::to_string(files.size() - 3) + " more";
+  return names;
+}
+
+}  // namespace
+
+StreamingDataset::StreamingDataset(const config::DataPlan& plan, const text::Tokenizer& tokenizer,
+                                   Split split, std::optional<DataPosition> resume)
+    : split_(split), rank_(plan.rank), world_size_(plan.world_size), seed_(plan.seed) {
+  const auto& data = plan.data;
+  StreamOptions stream = split_stream_options(data, split, seed_);
+  shuffle_chunk_ = split == Split::train ? std::max<int64_t>(1, data.shuffle_buffer) : 1;
+  // The valid split's corpus differs from the train split's over the same files, so that a
+  // position of one split is refused by the other.
   corpus_ = text::corpus_fingerprint(stream.files) ^ (split == Split::valid ? 0x7A11Dull : 0);
-  for (size_t i = 0; i < stream.files.size() && i < 3; ++i) {
-    corpus_names_ += (i ? ", " : "") + stream.files[i].path;
-  }
-  if (stream.files.size() > 3) {
-    corpus_names_ += " and " + std::to_string(stream.files.size() - 3) + " more";
-  }
+  corpus_names_ = listed_corpus_names(stream.files);
   prefetch_ = static_cast<size_t>(std::max<int64_t>(1, data.prefetch_sequences));
 
   position_.rank = plan.rank;
   position_.world_size = plan.world_size;
   position_.corpus = corpus_;
   if (resume) {
-    if (resume->rank != plan.rank || resume->world_size != plan.world_size) {
-      throw ConfigError("data position was saved by rank " + std::to_string(resume->rank) + " of " +
-                        std::to_string(resume->world_size) + ", cannot resume rank " +
-                        std::to_string(plan.rank) + " of " + std::to_string(plan.world_size) +
-                        " exactly (keep the world size when resuming)");
-    }
-    if (resume->corpus != corpus_) {
-      throw DataError("data position was saved for another " + split_name(split) +
-                      " file list (the files or their order changed)");
-    }
-    if (resume->file_index < 0 || resume->file_index > static_cast<int64_t>(stream.files.size())) {
-      throw DataError("data position: file_index " + std::to_string(resume->file_index) +
-                      " is out of range");
-    }
-    // A rank's position sits just after one of its own sequences (or at the very start).
-    if (resume->samples < 0 || resume->chunk_emitted < 0 ||
-        (resume->samples > 0 && (resume->samples - 1) % plan.world_size != plan.rank)) {
-      throw DataError("data position: samples " + std::to_string(resume->samples) +
-                      " is not a position of rank " + std::to_string(plan.rank) + " of " +
-                      std::to_string(plan.world_size));
-    }
+    check_resume(*resume, stream.files.size());
     position_ = *resume;
   }
   log::info("data", "{} split: {} file(s), rank {} of {}, epoch {}{}", split_name(split),
             stream.files.size(), plan.rank, plan.world_size, position_.epoch,
             resume ? ", resuming at global sequence " + std::to_string(position_.samples) : "");
 
+  start_pipeline(plan, tokenizer, std::move(stream));
+  next_chunk_index_ = position_.chunk_index;
+  skip_ = position_.chunk_emitted;
+  global_ = position_.samples;
+  epoch_from_start_ = is_epoch_start(position_);
+
+  if (data.num_workers > 0) producer_ = std::thread([this] { producer_loop(); });
+}
+
+void StreamingDataset::check_resume(const DataPosition& resume, size_t file_count) const {
+  if (resume.rank != rank_ || resume.world_size != world_size_) {
+    throw ConfigError("data position was saved by rank " + std::to_string(resume.rank) + " of " +
+                      std::to_string(resume.world_size) + ", cannot resume rank " +
+                      std::to_string(rank_) + " of " + std::to_string(world_size_) +
+                      " exactly (keep the world size when resuming)");
+  }
+  if (resume.corpus != corpus_) {
+    throw DataError("data position was saved for another " + split_name(split_) +
+                    " file list (the files or their order changed)");
+  }
+  if (resume.file_index < 0 || resume.file_index > static_cast<int64_t>(file_count)) {
+    throw DataError("data position: file_index " + std::to_string(resume.file_index) +
+                    " is out of range");
+  }
+  // A rank's position sits just after one of its own sequences (or at the very start).
+  if (resume.samples < 0 || resume.chunk_emitted < 0 ||
+      (resume.samples > 0 && (resume.samples - 1) % world_size_ != rank_)) {
+    throw DataError("data position: samples " + std::to_string(resume.samples) +
+                    " is not a position of rank " + std::to_string(rank_) + " of " +
+                    std::to_string(world_size_));
+  }
+}
+
+void StreamingDataset::start_pipeline(const config::DataPlan& plan, const text::Tokenizer& tokenizer,
+                                      StreamOptions stream) {
+  const auto& data = plan.data;
   const StreamCursor cursor{position_.file_index, position_.byte_offset, position_.line,
                             position_.doc_index};
   const PackPosition start{position_.epoch, cursor, position_.token_offset};
@@ -102,13 +125,6 @@ StreamingDataset::StreamingDataset(const config::DataPlan& plan, const text::Tok
   packing.seed = seed_;
   packing.ids = tokenizer.vocab().ids;
   packer_ = std::make_unique<Packer>(packing, *pipeline_, start);
-
-  next_chunk_index_ = position_.chunk_index;
-  skip_ = position_.chunk_emitted;
-  global_ = position_.samples;
-  epoch_from_start_ = is_epoch_start(position_);
-
-  if (data.num_workers > 0) producer_ = std::thread([this] { producer_loop(); });
 }
 
 StreamingDataset::~StreamingDataset() {

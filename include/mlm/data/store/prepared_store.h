@@ -88,6 +88,9 @@ class StoreShard {
  private:
   friend class PreparedStore;
   struct Mapping;
+  /// Maps the shard's files and checks their sizes, the index header and the tables' ends
+  /// against the counts (set before); DataError naming the file otherwise.
+  void map_files(const std::string& tokens_path, const std::string& index_path);
   [[noreturn]] void bad_token(int64_t position, int64_t id) const;
   std::shared_ptr<Mapping> tokens_map_, index_map_;
   std::string tokens_path_, index_path_;

@@ -75,6 +75,12 @@ class StreamingDataset : public SequenceSource {
     std::exception_ptr error;
   };
 
+  /// ConfigError or DataError (as the constructor says) for a `resume` of another rank,
+  /// world size or corpus, or a position that is not this rank's.
+  void check_resume(const DataPosition& resume, size_t file_count) const;
+  /// The tokenizing pipeline and the packer, from position_ on.
+  void start_pipeline(const config::DataPlan& plan, const text::Tokenizer& tokenizer,
+                      StreamOptions stream);
   bool produce(Output& out);
   void fill_chunk();
   DataPosition make_position(const PackPosition& start, int64_t chunk_index, int64_t emitted) const;
