@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
 
 #include "mlm/model/bert/bert.h"
 #include "mlm/train/loop/grad_clip.h"
@@ -118,7 +121,9 @@ TEST(Optimizer, FusedStepsEqualTorchAdamW) {
     if (step == 1) EXPECT_LT(max_difference(), 1e-7);
   }
   EXPECT_LT(max_difference(), 5e-6);
-  // The state a checkpoint saves is torch::optim::AdamW's.
+  // The state a checkpoint saves is torch::optim::AdamW's (its step count written from the
+  // device's, as save() does).
+  fused->publish_step_counts();
   const auto& state = static_cast<torch::optim::AdamWParamState&>(
       *fused->state().at(fused_net->parameters()[0].unsafeGetTensorImpl()));
   EXPECT_EQ(state.step(), 20);
@@ -135,10 +140,132 @@ TEST(Optimizer, ScaledStepEqualsAStepOnDividedGradients) {
   b.mutable_grad() = grad / 4.0;
   FusedAdamW scaled({a}, torch::optim::AdamWOptions(0.1).weight_decay(0.01));
   FusedAdamW plain({b}, torch::optim::AdamWOptions(0.1).weight_decay(0.01));
-  scaled.step_scaled(4.0);
+  scaled.step_scaled(torch::tensor(4.0));
   plain.step();
   EXPECT_TRUE(torch::allclose(a, b, 1e-6, 1e-7));
   EXPECT_FALSE(torch::equal(a, start));  // it moved
+}
+
+/// Two parameters and their moments, compared and copied as one.
+struct Snapshot {
+  std::vector<torch::Tensor> tensors;
+  Snapshot(const std::vector<torch::Tensor>& params, torch::optim::Optimizer& optimizer) {
+    for (const auto& p : params) {
+      tensors.push_back(p.detach().clone());
+      const auto& slot = optimizer.state().find(p.unsafeGetTensorImpl());
+      if (slot == optimizer.state().end()) continue;
+      const auto& state = static_cast<const torch::optim::AdamWParamState&>(*slot->second);
+      tensors.push_back(state.exp_avg().clone());
+      tensors.push_back(state.exp_avg_sq().clone());
+    }
+  }
+  bool operator==(const Snapshot& other) const {
+    if (tensors.size() != other.tensors.size()) return false;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      if (!torch::equal(tensors[i], other.tensors[i])) return false;
+    }
+    return true;
+  }
+};
+
+int64_t step_count(FusedAdamW& optimizer, const torch::Tensor& param) {
+  optimizer.publish_step_counts();
+  return static_cast<const torch::optim::AdamWParamState&>(
+             *optimizer.state().at(param.unsafeGetTensorImpl()))
+      .step();
+}
+
+/// Two parameters (one decayed, one not) with the same start in every pair made.
+struct TwoParams {
+  std::vector<torch::Tensor> params;
+  std::unique_ptr<FusedAdamW> adamw;
+  TwoParams() {
+    torch::manual_seed(3);
+    params = {torch::randn({5, 3}).requires_grad_(), torch::randn({7}).requires_grad_()};
+    std::vector<torch::optim::OptimizerParamGroup> groups;
+    groups.emplace_back(std::vector<torch::Tensor>{params[0]},
+                        std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(0.1).weight_decay(0.1)));
+    groups.emplace_back(std::vector<torch::Tensor>{params[1]},
+                        std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(0.1).weight_decay(0.0)));
+    adamw = std::make_unique<FusedAdamW>(std::move(groups), torch::optim::AdamWOptions(0.1));
+  }
+  /// A step on gradients from `seed`, clipped by `divisor`, skipped where `found_inf` is 1.
+  void step(int seed, double divisor, double found_inf) {
+    torch::manual_seed(seed);
+    for (auto& p : params) {
+      p.mutable_grad() = found_inf != 0 ? torch::full_like(p, std::nan("")) : torch::randn_like(p);
+    }
+    adamw->step_scaled(torch::tensor(divisor), torch::tensor(found_inf, torch::kFloat32));
+  }
+};
+
+TEST(Optimizer, SkippedStepChangesNothingAndTheNextIsTheStepNeverSkipped) {
+  // found_inf = 1 (decided on the device): no parameter, moment or step count moves, and the
+  // next step is bit for bit the one an optimizer that never saw the skipped step takes.
+  TwoParams skipping, plain;
+  skipping.step(10, 2.0, 0);
+  plain.step(10, 2.0, 0);
+  const Snapshot before(skipping.params, *skipping.adamw);
+  skipping.step(11, 1.0, 1);
+  EXPECT_TRUE(Snapshot(skipping.params, *skipping.adamw) == before);
+  EXPECT_EQ(step_count(*skipping.adamw, skipping.params[0]), 1);
+  EXPECT_EQ(step_count(*skipping.adamw, skipping.params[1]), 1);
+
+  skipping.step(12, 3.0, 0);
+  plain.step(12, 3.0, 0);
+  EXPECT_TRUE(Snapshot(skipping.params, *skipping.adamw) == Snapshot(plain.params, *plain.adamw));
+  EXPECT_FALSE(Snapshot(skipping.params, *skipping.adamw) == before);  // it moved
+  EXPECT_EQ(step_count(*skipping.adamw, skipping.params[0]), 2);
+}
+
+TEST(Optimizer, SavedAndLoadedStepCountsAreTheDevicesAfterSkippedSteps) {
+  // The step counts live on the device; optimizer.pt (torch::optim's format) gets them on
+  // save, a load rebuilds them, and the loaded optimizer steps exactly as the saved one.
+  TwoParams saved;
+  saved.step(20, 1.0, 0);
+  saved.step(21, 1.0, 1);
+  saved.step(22, 1.5, 0);
+  saved.step(23, 1.0, 1);
+  const auto path = std::filesystem::temp_directory_path() / "mlm_optimizer_skipped_steps.pt";
+  torch::save(*saved.adamw, path.string());
+
+  TwoParams loaded;
+  {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < loaded.params.size(); ++i) loaded.params[i].copy_(saved.params[i]);
+  }
+  torch::load(*loaded.adamw, path.string());
+  std::filesystem::remove(path);
+  for (size_t i = 0; i < loaded.params.size(); ++i) {
+    const auto& state = static_cast<const torch::optim::AdamWParamState&>(
+        *loaded.adamw->state().at(loaded.params[i].unsafeGetTensorImpl()));
+    EXPECT_EQ(state.step(), 2) << "parameter " << i;  // as loaded, before any step
+  }
+  EXPECT_TRUE(Snapshot(loaded.params, *loaded.adamw) == Snapshot(saved.params, *saved.adamw));
+
+  for (auto* run : {&saved, &loaded}) {
+    run->step(24, 2.0, 0);
+    run->step(25, 1.0, 1);
+    run->step(26, 1.0, 0);
+  }
+  EXPECT_TRUE(Snapshot(loaded.params, *loaded.adamw) == Snapshot(saved.params, *saved.adamw));
+  EXPECT_EQ(step_count(*loaded.adamw, loaded.params[1]), 4);
+  EXPECT_EQ(step_count(*saved.adamw, saved.params[1]), 4);
+}
+
+TEST(GradClip, DeviceDivisorIsTheHostDivisorBitForBit) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const double max_norm : {1.0, 0.5, 3.0, 0.0}) {
+    for (const double n : {0.0, 0.3, 0.4999999, 0.5, 0.5000001, 0.999999, 1.0, 1.0000001, 2.9999,
+                           3.0, 5.0, 123.456, 1e30, inf, std::nan("")}) {
+      // The norm is a float32, widened to float64 by both.
+      const auto norm = torch::tensor(static_cast<float>(n));
+      const double host = clip_divisor(static_cast<double>(static_cast<float>(n)), max_norm);
+      const auto device = clip_divisor(norm, max_norm);
+      EXPECT_EQ(device.scalar_type(), torch::kFloat64);
+      EXPECT_EQ(device.item<double>(), host) << "norm " << n << ", max_norm " << max_norm;
+    }
+  }
 }
 
 TEST(GradClip, DivisorIsTheInverseOfTheClipCoefficient) {

@@ -1,5 +1,6 @@
 #include "mlm/train/loop/optimizer.h"
 
+#include <ATen/ops/_foreach_add.h>
 #include <ATen/ops/_fused_adamw.h>
 
 namespace mlm::train {
@@ -53,12 +54,26 @@ torch::Tensor FusedAdamW::step(LossClosure closure) {
     torch::AutoGradMode enable_grad(true);
     loss = closure();
   }
-  step_scaled(1.0);
+  step_scaled({});
   return loss;
 }
 
-void FusedAdamW::step_scaled(double grad_divisor) {
+torch::Tensor& FusedAdamW::step_count(const torch::Tensor& param,
+                                      const torch::optim::AdamWParamState& state) {
+  auto& count = step_counts_[param.unsafeGetTensorImpl()];
+  if (!count.defined()) {
+    count = torch::full({}, static_cast<double>(state.step()), param.options().dtype(torch::kFloat32));
+  }
+  return count;
+}
+
+void FusedAdamW::step_scaled(const torch::Tensor& grad_divisor, const torch::Tensor& found_inf) {
   torch::NoGradGuard no_grad;
+  // The kernel reads both as float32 on the parameters' device.
+  auto as_kernel_scalar = [&](const torch::Tensor& t, const torch::Tensor& like) -> std::optional<torch::Tensor> {
+    if (!t.defined()) return std::nullopt;
+    return t.to(like.options().dtype(torch::kFloat32));
+  };
   for (auto& group : param_groups()) {
     const auto& options = static_cast<const torch::optim::AdamWOptions&>(group.options());
     TORCH_CHECK(!options.amsgrad(), "FusedAdamW: amsgrad is not supported");
@@ -73,21 +88,53 @@ void FusedAdamW::step_scaled(double grad_divisor) {
         slot = std::move(fresh);
       }
       auto& state = static_cast<torch::optim::AdamWParamState&>(*slot);
-      state.step(state.step() + 1);
       params.push_back(p);
       grads.push_back(p.grad());
       exp_avgs.push_back(state.exp_avg());
       exp_avg_sqs.push_back(state.exp_avg_sq());
-      // The kernel reads the step count (bias correction) from a float tensor per parameter.
-      steps.push_back(torch::full({}, static_cast<double>(state.step()), p.options().dtype(torch::kFloat32)));
+      steps.push_back(step_count(p, state));
     }
     if (params.empty()) continue;
-    std::optional<torch::Tensor> grad_scale;
-    if (grad_divisor != 1.0) grad_scale = torch::full({}, grad_divisor, params[0].options().dtype(torch::kFloat32));
+    const auto grad_scale = as_kernel_scalar(grad_divisor, params[0]);
+    const auto skip = as_kernel_scalar(found_inf, params[0]);
+    // The count the kernel's bias correction reads; a skipped step adds 0 (the kernel returns
+    // before reading it).
+    if (skip) {
+      at::_foreach_add_(steps, 1 - *skip);
+    } else {
+      at::_foreach_add_(steps, 1);
+    }
     at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, /*max_exp_avg_sqs=*/{}, steps, options.lr(),
                       std::get<0>(options.betas()), std::get<1>(options.betas()), options.weight_decay(),
-                      options.eps(), /*amsgrad=*/false, /*maximize=*/false, grad_scale);
+                      options.eps(), /*amsgrad=*/false, /*maximize=*/false, grad_scale, skip);
   }
+}
+
+void FusedAdamW::publish_step_counts() const {
+  if (step_counts_.empty()) return;
+  std::vector<void*> keys;
+  std::vector<torch::Tensor> counts;
+  for (const auto& [key, count] : step_counts_) {
+    keys.push_back(key);
+    counts.push_back(count.view({1}));
+  }
+  const auto read = torch::cat(counts).to(torch::kCPU, torch::kFloat64);
+  const auto* values = read.data_ptr<double>();
+  for (size_t i = 0; i < keys.size(); ++i) {
+    // state_ owns the states; only their step field changes (a mirror of the device count).
+    auto& state = static_cast<torch::optim::AdamWParamState&>(*state_.at(keys[i]));
+    state.step(static_cast<int64_t>(values[i]));
+  }
+}
+
+void FusedAdamW::save(torch::serialize::OutputArchive& archive) const {
+  publish_step_counts();
+  torch::optim::AdamW::save(archive);
+}
+
+void FusedAdamW::load(torch::serialize::InputArchive& archive) {
+  torch::optim::AdamW::load(archive);
+  step_counts_.clear();  // made again from the loaded states at the next step
 }
 
 void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "mlm/dist/sum_across_ranks.h"
 #include "mlm/train/loop/evaluator.h"
 #include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"
@@ -14,14 +15,21 @@ TrainingLoop::TrainingLoop(LoopParts parts) : parts_(std::move(parts)), state_(p
 int TrainingLoop::run() {
   const RunClock clock(state_.train_time_s);
   parts_.reporter.started(state_, clock);
+  trained_step_ = state_.step;
+  trained_tokens_ = state_.tokens_seen;
+  // Every rank reads at the same steps, so all of them notice a divergence at the same one.
+  const bool read_every_step = dist::sum_across_ranks(
+      parts_.comm, {on_step_ || parts_.reporter.wants_every_step() ? 1.0 : 0.0})[0] > 0;
   StopReason stop = StopReason::none;
-  while (stop == StopReason::none && !parts_.schedule.finished(state_.step, state_.tokens_seen)) {
-    const StepStats stats = train_step();
+  while (stop == StopReason::none && !parts_.schedule.finished(trained_step_, trained_tokens_)) {
+    train_step();
     state_.train_time_s = clock.train_time_s();
-    if (on_step_) on_step_(stats);
-    parts_.reporter.stepped(stats, state_, parts_.schedule.log_at(stats.step));
-    if (parts_.schedule.evaluate_at(state_.step)) pause_for([&] { evaluate_and_report(); });
-    if (parts_.schedule.checkpoint_at(state_.step)) pause_for([&] { save_checkpoint(); });
+    const int64_t step = trained_step_;
+    const bool evaluate = parts_.schedule.evaluate_at(step);
+    const bool checkpoint = parts_.schedule.checkpoint_at(step);
+    if (read_every_step || parts_.schedule.log_at(step) || evaluate || checkpoint) catch_up();
+    if (evaluate) pause_for([&] { evaluate_and_report(); });
+    if (checkpoint) pause_for([&] { save_checkpoint(); });
     stop = parts_.schedule.agree_to_stop(parts_.comm, clock.run_seconds(),
                                          parts_.reporter.pending_signal());
   }
@@ -35,12 +43,22 @@ void TrainingLoop::pause_for(F&& work) {
   parts_.reporter.paused(seconds_since(start));
 }
 
-StepStats TrainingLoop::train_step() {
-  const int64_t step = state_.step + 1;
+void TrainingLoop::train_step() {
+  const int64_t step = trained_step_ + 1;
   const auto batches = collect_step(parts_.batches, parts_.config.train.grad_accum_steps);
-  const StepStats stats = parts_.step.run(step, parts_.lr.at(step), batches);
-  count_step(stats);
-  return stats;
+  unread_.push_back(parts_.step.run(step, parts_.lr.at(step), batches));
+  trained_step_ = step;
+  trained_tokens_ += unread_.back().known.tokens;
+}
+
+void TrainingLoop::catch_up() {
+  const auto steps = read_steps(unread_);
+  unread_.clear();
+  for (const auto& stats : steps) {
+    count_step(stats);
+    if (on_step_) on_step_(stats);
+    parts_.reporter.stepped(stats, state_, parts_.schedule.log_at(stats.step));
+  }
 }
 
 void TrainingLoop::count_step(const StepStats& stats) {
@@ -66,6 +84,7 @@ void TrainingLoop::count_step(const StepStats& stats) {
 }
 
 int TrainingLoop::finish(StopReason stop, const RunClock& clock) {
+  catch_up();
   parts_.reporter.stopping(stop, state_);
   state_.train_time_s = clock.train_time_s();
   // A run that ended as configured is scored at its last step; a signalled one hurries.

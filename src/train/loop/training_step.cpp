@@ -2,8 +2,6 @@
 
 #include <torch/cuda.h>
 
-#include <cmath>
-
 #include "mlm/train/loop/autocast.h"
 #include "mlm/train/loop/batch_tensors.h"
 #include "mlm/train/loop/grad_clip.h"
@@ -12,19 +10,6 @@
 #include "mlm/util/elapsed.h"
 
 namespace mlm::train {
-
-namespace {
-
-/// What a step's losses are divided by: its selected positions and sentence pairs on all
-/// ranks (at least 1, so an empty step divides nothing by zero).
-struct LossNormalisers {
-  double masked, pairs;
-  explicit LossNormalisers(const StepStats& stats)
-      : masked(std::max<double>(static_cast<double>(stats.num_masked), 1.0)),
-        pairs(std::max<double>(static_cast<double>(stats.pairs), 1.0)) {}
-};
-
-}  // namespace
 
 StepBatches::StepBatches(std::vector<masking::MaskedBatch> batches)
     : micro_batches(std::move(batches)) {
@@ -74,26 +59,27 @@ void TrainingStep::synchronize() const {
   if (device_.is_cuda()) torch::cuda::synchronize();
 }
 
-StepStats TrainingStep::run(int64_t step, double lr, const StepBatches& batches,
-                            StepTimes* times) {
-  StepStats stats;
-  stats.step = step;
-  stats.lr = lr;
+DeviceStepStats TrainingStep::run(int64_t step, double lr, const StepBatches& batches,
+                                  StepTimes* times) {
+  DeviceStepStats stats;
+  stats.known.step = step;
+  stats.known.lr = lr;
   // The loss normaliser: the whole step's selected positions (and sentence pairs), all ranks.
   const auto counts = dist::sum_across_ranks(*comm_, {batches.masked, batches.pairs, batches.tokens});
-  stats.num_masked = static_cast<int64_t>(counts[0]);
-  stats.pairs = static_cast<int64_t>(counts[1]);
-  stats.tokens = static_cast<int64_t>(counts[2]);
+  stats.known.num_masked = static_cast<int64_t>(counts[0]);
+  stats.known.pairs = static_cast<int64_t>(counts[1]);
+  stats.known.tokens = static_cast<int64_t>(counts[2]);
   set_learning_rate(*optimizer_, lr);
-  forward_backward(batches, stats, times);
+  forward_backward(batches, stats.known, times);
   if (gradient_hook_) gradient_hook_(step, params_);
-  apply_update(stats, times);
+  stats.outcome = apply_update(stats.known, times);
   return stats;
 }
 
-void TrainingStep::forward_backward(const StepBatches& batches, StepStats& stats,
+void TrainingStep::forward_backward(const StepBatches& batches, const StepStats& counts,
                                     StepTimes* times) {
-  const LossNormalisers by(stats);
+  const double masked = loss_divisor(counts.num_masked);
+  const double pairs = loss_divisor(counts.pairs);
   optimizer_->zero_grad();
   // The step's sums stay tensors on the device (no host read per micro-batch): MLM loss,
   // correct, NSP/SOP loss, NSP/SOP correct.
@@ -101,11 +87,11 @@ void TrainingStep::forward_backward(const StepBatches& batches, StepStats& stats
   for (const auto& batch : batches.micro_batches) {
     auto start = SteadyClock::now();
     const auto out = forward_batch(model_, batch, device_, bf16_);
-    auto loss = out.mlm_loss_sum / by.masked;
+    auto loss = out.mlm_loss_sum / masked;
     auto as_double = [](const torch::Tensor& t) { return t.detach().to(torch::kFloat64).view({1}); };
     std::vector<torch::Tensor> parts = {as_double(out.mlm_loss_sum), as_double(out.mlm_correct)};
     if (out.nsp_loss_sum.defined()) {
-      loss = loss + out.nsp_loss_sum / by.pairs;
+      loss = loss + out.nsp_loss_sum / pairs;
       parts.push_back(as_double(out.nsp_loss_sum));
       parts.push_back(as_double(out.nsp_correct));
     }
@@ -122,33 +108,27 @@ void TrainingStep::forward_backward(const StepBatches& batches, StepStats& stats
   pending_sums_ = sums;
 }
 
-void TrainingStep::apply_update(StepStats& stats, StepTimes* times) {
+torch::Tensor TrainingStep::apply_update(const StepStats& counts, StepTimes* times) {
   const auto start = SteadyClock::now();
   if (reducer_) reducer_->reduce();
-  // Every rank holds the same summed gradients now, so the norm (and the skip decision) agree.
-  // One host read per step: the loss sums and the gradient norm together.
-  const auto read = torch::cat({pending_sums_, global_grad_norm(params_).to(pending_sums_.options()).view({1})}).cpu();
-  const auto* values = read.data_ptr<double>();
-  const auto sums = dist::sum_across_ranks(*comm_, {values[0], values[1], values[2], values[3]});
-  const LossNormalisers by(stats);
-  stats.loss_sum = sums[0];
-  stats.correct = sums[1];
-  stats.nsp_loss_sum = sums[2];
-  stats.nsp_correct = sums[3];
-  stats.loss = sums[0] / by.masked + (stats.pairs > 0 ? sums[2] / by.pairs : 0.0);
-  stats.mlm_accuracy = sums[1] / by.masked;
-  stats.grad_norm = values[4];
-  stats.skipped = !std::isfinite(stats.grad_norm) || !std::isfinite(stats.loss);
-  if (stats.skipped) {
-    optimizer_->zero_grad();
-  } else {
-    // Clipping happens inside the optimizer's kernel: the gradients divided as they are read.
-    optimizer_->step_scaled(clip_divisor(stats.grad_norm, max_grad_norm_));
-  }
+  auto sums = pending_sums_;
+  if (comm_->world_size() > 1) comm_->all_reduce_sum(sums);
+  // Every rank holds the same summed gradients and sums now, so the norm and the skip agree.
+  // Both are decided here on the device, in float64 as read_steps() computes the loss.
+  const auto norm = global_grad_norm(params_).to(torch::kFloat64);
+  auto loss = sums[0] / loss_divisor(counts.num_masked);
+  if (counts.pairs > 0) loss = loss + sums[2] / loss_divisor(counts.pairs);
+  const auto found_inf = torch::logical_not(torch::isfinite(norm) & torch::isfinite(loss))
+                             .to(torch::kFloat32);
+  // Clipping happens inside the optimizer's kernel: the gradients divided as they are read.
+  optimizer_->step_scaled(max_grad_norm_ > 0 ? clip_divisor(norm, max_grad_norm_) : torch::Tensor(),
+                          found_inf);
+  auto outcome = torch::cat({sums, norm.view({1}), found_inf.to(torch::kFloat64).view({1})});
   if (times) {
     synchronize();
     times->update += seconds_since(start);
   }
+  return outcome;
 }
 
 }  // namespace mlm::train

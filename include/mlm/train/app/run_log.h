@@ -22,6 +22,8 @@ class RunLog : public RunReporter {
 
   void started(const TrainerState& state, const RunClock& clock) override;
   void stepped(const StepStats& stats, const TrainerState& state, bool closes_window) override;
+  /// When the progress line is drawn (on a terminal the user watches each step).
+  bool wants_every_step() const override { return progress_.enabled(); }
   void paused(double seconds) override;
   void evaluated(const EvalResult& result, const TrainerState& state) override;
   void checkpointed(const std::filesystem::path& dir, double seconds) override;

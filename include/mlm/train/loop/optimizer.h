@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "mlm/config/run_config.h"
@@ -34,13 +35,32 @@ ParameterGroups split_parameters(const torch::nn::Module& module);
 /// each tensor, vectorised, on CPU and CUDA) instead of six element-wise operations per
 /// parameter. Same state (AdamWParamState: step, exp_avg, exp_avg_sq), so checkpoints of either
 /// load into the other; the same update to float rounding. No amsgrad.
+///
+/// A step needs no host read: the clip divisor and the skip flag are device tensors the kernel
+/// reads, and the step counts live on the device too (a float32 per parameter, as PyTorch's
+/// fused path keeps them). AdamWParamState::step() is written from them by
+/// publish_step_counts(), which save() calls, and load() rebuilds them from it.
 class FusedAdamW : public torch::optim::AdamW {
  public:
   using torch::optim::AdamW::AdamW;
   torch::Tensor step(LossClosure closure = nullptr) override;
-  /// A step on the gradients divided by `grad_divisor` (clipping, grad_clip.h), inside the
-  /// kernel: the gradients themselves are not rewritten first.
-  void step_scaled(double grad_divisor);
+  /// A step on the gradients divided by `grad_divisor` (clipping, grad_clip.h; undefined: 1),
+  /// inside the kernel: the gradients themselves are not rewritten first. Where `found_inf`
+  /// (a 0-d 0/1 tensor; undefined: 0) is 1 nothing moves: parameters, moments and step counts
+  /// stay as they were.
+  void step_scaled(const torch::Tensor& grad_divisor, const torch::Tensor& found_inf = {});
+
+  /// Writes the device step counts into each AdamWParamState (one host read).
+  void publish_step_counts() const;
+  void save(torch::serialize::OutputArchive& archive) const override;
+  void load(torch::serialize::InputArchive& archive) override;
+
+ private:
+  /// Each parameter's step count on its device (by TensorImpl, as state_ is keyed), made from
+  /// AdamWParamState::step() when missing.
+  torch::Tensor& step_count(const torch::Tensor& param, const torch::optim::AdamWParamState& state);
+
+  std::unordered_map<void*, torch::Tensor> step_counts_;
 };
 
 /// Group 0 = decay (optim.weight_decay), group 1 = no decay (0).

@@ -18,8 +18,13 @@ class RunReporter {
 
   /// The loop starts from `state` (a resumed run's ETA counts only its own steps and tokens).
   virtual void started(const TrainerState& state, const RunClock& clock) = 0;
-  /// After each step; `closes_window` on the steps of logging.every_steps.
+  /// After each step; `closes_window` on the steps of logging.every_steps. Steps are read
+  /// from the device only at such steps (and before evaluations, checkpoints and the end), so
+  /// the ones between arrive together, in order, unless wants_every_step().
   virtual void stepped(const StepStats& stats, const TrainerState& state, bool closes_window) = 0;
+  /// Whether stepped() should come right after every step (a progress line the user watches),
+  /// at the cost of a host synchronisation per step.
+  virtual bool wants_every_step() const { return false; }
   /// `seconds` spent off training (an evaluation, a checkpoint): not counted in tokens/s.
   virtual void paused(double seconds) = 0;
   virtual void evaluated(const EvalResult& result, const TrainerState& state) = 0;

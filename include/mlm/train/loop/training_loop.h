@@ -3,11 +3,18 @@
 // (training_step.h) and reports; the run schedule says when to evaluate, checkpoint and stop.
 // It is handed its parts, built and owned by the run's assembly (app/trainer.h), and saves
 // through the checkpoint component; what it has to say goes to a RunReporter.
+//
+// A step's statistics stay on the device (step_stats.h) until the loop reads all the steps it
+// has not read yet at once: at a logged step, before an evaluation or a checkpoint, at the end,
+// and after every step when an on_step callback or the reporter (a progress line) wants every
+// step. Each read step is then counted and reported in order, as if read at once; only a
+// divergence (train.max_skipped_steps) may be noticed a few steps late, at the next read.
 #include <torch/torch.h>
 
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "mlm/config/data_plan.h"
 #include "mlm/config/run_config.h"
@@ -58,7 +65,10 @@ class TrainingLoop {
   const std::optional<EvalResult>& last_eval() const { return last_eval_; }
 
  private:
-  StepStats train_step();
+  /// Trains the next step; its stats join the unread ones.
+  void train_step();
+  /// Reads the unread steps from the device (one transfer), then counts and reports each.
+  void catch_up();
   /// Counts a step in the state; too many skipped steps in a row end the run.
   void count_step(const StepStats& stats);
   /// Runs an evaluation or a checkpoint off the training clock.
@@ -73,6 +83,8 @@ class TrainingLoop {
   std::optional<EvalResult> last_eval_;
   int64_t last_eval_step_ = -1;
   std::function<void(const StepStats&)> on_step_;
+  std::vector<DeviceStepStats> unread_;  // trained, not yet counted in state_ nor reported
+  int64_t trained_step_ = 0, trained_tokens_ = 0;  // state_'s step and tokens once read
 };
 
 }  // namespace mlm::train

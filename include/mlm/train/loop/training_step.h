@@ -5,7 +5,9 @@
 //                     all ranks, so accumulation and data parallelism equal one big batch;
 //   apply_update      gradients summed across ranks, clipped to optim.max_grad_norm, then an
 //                     AdamW step, or none (skipped) when the loss or the norm is not finite.
-// The statistics stay on the device until one read per step (the skip decision needs it).
+// Nothing in a step waits for the device: the loss sums, the norm, the clip divisor and the
+// skip decision are tensors the optimizer's kernel reads there, and the step's statistics stay
+// there until the loop reads them (step_stats.h).
 #include <torch/torch.h>
 
 #include <functional>
@@ -18,6 +20,7 @@
 #include "mlm/masking/batch_stream.h"
 #include "mlm/model/masked_lm.h"
 #include "mlm/train/loop/optimizer.h"
+#include "mlm/train/loop/step_stats.h"
 
 namespace mlm::train {
 
@@ -39,20 +42,6 @@ model::MlmOutput forward_batch(model::MaskedLm model,
                                 const masking::MaskedBatch& batch, const torch::Device& device,
                                 bool bf16);
 
-/// A step's outcome, summed over its micro-batches and all ranks.
-struct StepStats {
-  int64_t step = 0;
-  double lr = 0;
-  double grad_norm = 0;     // before clipping
-  bool skipped = false;     // non-finite loss or gradient: no update
-  int64_t num_masked = 0;   // selected positions
-  int64_t pairs = 0;        // sentence pairs (NSP/SOP)
-  int64_t tokens = 0;       // non-padding tokens
-  double loss_sum = 0, correct = 0, nsp_loss_sum = 0, nsp_correct = 0;
-  double loss = 0;          // MLM (+ NSP/SOP) loss of the whole step
-  double mlm_accuracy = 0;  // over the step's selected positions
-};
-
 /// Seconds in each part of a step (mlm-bench); the device is synchronised at each boundary.
 struct StepTimes {
   double data = 0, forward = 0, backward = 0, update = 0;
@@ -70,14 +59,17 @@ class TrainingStep {
                std::shared_ptr<dist::Communicator> comm, bool bf16);
   ~TrainingStep();
 
-  /// Trains step `step` at learning rate `lr` (collective: every rank calls it).
-  StepStats run(int64_t step, double lr, const StepBatches& batches, StepTimes* times = nullptr);
+  /// Trains step `step` at learning rate `lr` (collective: every rank calls it); its outcome
+  /// is left on the device (read_steps() reads it).
+  DeviceStepStats run(int64_t step, double lr, const StepBatches& batches,
+                      StepTimes* times = nullptr);
 
-  /// The parts of run(), in order. forward_backward keeps the step's loss sums on the device;
-  /// apply_update reads them with the gradient norm (the step's one host read) into the stats,
-  /// decides the skip and steps.
-  void forward_backward(const StepBatches& batches, StepStats& stats, StepTimes* times);
-  void apply_update(StepStats& stats, StepTimes* times);
+  /// The parts of run(), in order, given the step's counts on all ranks (`counts`:
+  /// num_masked, pairs). forward_backward keeps the step's loss sums on the device;
+  /// apply_update sums them across ranks, decides the skip and the clip divisor on the
+  /// device, steps, and returns the outcome (DeviceStepStats::outcome).
+  void forward_backward(const StepBatches& batches, const StepStats& counts, StepTimes* times);
+  torch::Tensor apply_update(const StepStats& counts, StepTimes* times);
 
   void set_gradient_hook(GradientHook hook) { gradient_hook_ = std::move(hook); }
   /// The optimizer state a checkpoint saves and a resume restores.

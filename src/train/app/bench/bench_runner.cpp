@@ -113,26 +113,28 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
   TrainingStep training(model, config, process.comm, process.bf16);
 
   StepTimes warm, timed;
-  StepStats sums;
+  std::vector<DeviceStepStats> timed_stats;  // read after the timing, as the trainer reads
   // The trainer's step: the step's batches, then forward/backward and the update. The
   // learning rate does not change the work, so the configured peak serves every step.
   auto step = [&](int64_t i, StepTimes& times) {
     const auto start = SteadyClock::now();
     const auto batches = source->next_step();
     times.data += seconds_since(start);
-    const auto stats = training.run(i + 1, config.optim.learning_rate, batches, &times);
-    sums.tokens += stats.tokens;
-    sums.num_masked += stats.num_masked;
-    sums.loss += stats.loss;
+    return training.run(i + 1, config.optim.learning_rate, batches, &times);
   };
   for (int64_t i = 0; i < options.warmup; ++i) step(i, warm);
-  sums = StepStats{};
   const double cpu_start = process_cpu_seconds();
   {
     const OperatorProfile profile(options.profile_trace);
-    for (int64_t i = 0; i < options.steps; ++i) step(options.warmup + i, timed);
+    for (int64_t i = 0; i < options.steps; ++i) timed_stats.push_back(step(options.warmup + i, timed));
   }
   const double cpu_used = process_cpu_seconds() - cpu_start;
+  StepStats sums;
+  for (const auto& stats : read_steps(timed_stats)) {
+    sums.tokens += stats.tokens;
+    sums.num_masked += stats.num_masked;
+    sums.loss += stats.loss;
+  }
 
   BenchResult r;
   const double n = static_cast<double>(options.steps);

@@ -1,0 +1,47 @@
+#pragma once
+// A training step's statistics. The step leaves what only the device knows (loss sums, correct
+// counts, gradient norm, skipped) on the device, so it never waits for the device; the loop
+// reads the steps it has not read yet all at once, at a logged step or when it must
+// (training_loop.h).
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace mlm::train {
+
+/// A step's outcome, summed over its micro-batches and all ranks.
+struct StepStats {
+  int64_t step = 0;
+  double lr = 0;
+  double grad_norm = 0;     // before clipping
+  bool skipped = false;     // non-finite loss or gradient: no update
+  int64_t num_masked = 0;   // selected positions
+  int64_t pairs = 0;        // sentence pairs (NSP/SOP)
+  int64_t tokens = 0;       // non-padding tokens
+  double loss_sum = 0, correct = 0, nsp_loss_sum = 0, nsp_correct = 0;
+  double loss = 0;          // MLM (+ NSP/SOP) loss of the whole step
+  double mlm_accuracy = 0;  // over the step's selected positions
+};
+
+/// What a step's losses are divided by: its selected positions (or sentence pairs) on all
+/// ranks, at least 1 so that an empty step divides nothing by zero.
+inline double loss_divisor(int64_t count) { return std::max(static_cast<double>(count), 1.0); }
+
+/// A step as TrainingStep::run leaves it: the host-known part of its stats (step, lr,
+/// num_masked, pairs, tokens) and the rest still on the device.
+struct DeviceStepStats {
+  StepStats known;
+  /// [6] float64 on the device: loss_sum, correct, nsp_loss_sum, nsp_correct, grad_norm,
+  /// skipped (0 or 1).
+  torch::Tensor outcome;
+};
+
+/// The steps' complete stats, read from the device in one transfer.
+std::vector<StepStats> read_steps(const std::vector<DeviceStepStats>& steps);
+
+/// How many times read_steps() has read the device in this process (tests).
+int64_t step_reads();
+
+}  // namespace mlm::train

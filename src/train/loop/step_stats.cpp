@@ -1,0 +1,42 @@
+#include "mlm/train/loop/step_stats.h"
+
+#include <atomic>
+
+namespace mlm::train {
+namespace {
+
+std::atomic<int64_t> step_read_count{0};
+
+}  // namespace
+
+std::vector<StepStats> read_steps(const std::vector<DeviceStepStats>& steps) {
+  if (steps.empty()) return {};
+  std::vector<torch::Tensor> outcomes;
+  outcomes.reserve(steps.size());
+  for (const auto& s : steps) outcomes.push_back(s.outcome);
+  const auto values = torch::stack(outcomes).cpu();  // waits for the device, once
+  ++step_read_count;
+  const auto table = values.accessor<double, 2>();
+  std::vector<StepStats> read;
+  read.reserve(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const auto row = table[static_cast<int64_t>(i)];
+    StepStats stats = steps[i].known;
+    stats.loss_sum = row[0];
+    stats.correct = row[1];
+    stats.nsp_loss_sum = row[2];
+    stats.nsp_correct = row[3];
+    stats.grad_norm = row[4];
+    stats.skipped = row[5] != 0;
+    const double masked = loss_divisor(stats.num_masked);
+    stats.loss = stats.loss_sum / masked +
+                 (stats.pairs > 0 ? stats.nsp_loss_sum / loss_divisor(stats.pairs) : 0.0);
+    stats.mlm_accuracy = stats.correct / masked;
+    read.push_back(stats);
+  }
+  return read;
+}
+
+int64_t step_reads() { return step_read_count.load(); }
+
+}  // namespace mlm::train
