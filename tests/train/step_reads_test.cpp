@@ -8,6 +8,7 @@
 #endif
 
 #include "cuda_skip.h"
+#include "mlm/config/data_plan.h"
 #include "mlm/masking/batch_stream.h"
 #include "mlm/train/app/bootstrap.h"
 #include "mlm/train/app/trainer.h"
@@ -101,7 +102,7 @@ TEST(CudaStepReads, TheUpdateNeverWaitsForTheDevice) {
   const auto tokenizer = open_tokenizer(config, *process.comm);
   auto model = build_model(config, tokenizer.vocab(), process.device);
   TrainingStep training(model, config, process.comm, process.bf16);
-  masking::BatchStream stream(config, tokenizer, data::Split::train, 0, 1, nullptr);
+  masking::BatchStream stream(config::resolve_data_plan(config), tokenizer, data::Split::train);
   const auto poison = poison_gradient_at(2);
   const auto params = split_parameters(*model).all();
   std::vector<DeviceStepStats> steps;
