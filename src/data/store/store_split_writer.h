@@ -4,8 +4,9 @@
 #include <filesystem>
 #include <string>
 
+#include "mlm/data/store/prepare_options.h"
 #include "mlm/data/stream/document_stream.h"
-#include "mlm/data/store/store_writer.h"
+#include "mlm/text/tokenizer.h"
 #include "mlm/util/elapsed.h"
 #include "store_progress.h"
 
