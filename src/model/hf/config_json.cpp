@@ -8,6 +8,13 @@ config::Activation activation_from_hf(const std::string& name, const char* key, 
   throw CheckpointError(path + ": " + key + " " + name + " is not one mlm-train computes (gelu, gelu_new)");
 }
 
+void take_activation(const nlohmann::json& json, const char* key, config::Activation& act,
+                     const std::string& path) {
+  std::string name;
+  take(json, key, name, path);
+  if (!name.empty()) act = activation_from_hf(name, key, path);
+}
+
 void take_common_fields(const nlohmann::json& json, const std::string& path, config::ModelConfig& c) {
   take(json, "vocab_size", c.vocab_size, path);
   take(json, "hidden_size", c.hidden_size, path);

@@ -32,6 +32,10 @@ void take(const nlohmann::json& json, const char* key, T& field, const std::stri
 /// "gelu_pytorch_tanh" and "gelu_fast" the tanh approximation. CheckpointError for another.
 config::Activation activation_from_hf(const std::string& name, const char* key, const std::string& path);
 
+/// json[key], when present and not null, read as an activation (activation_from_hf) into `act`.
+void take_activation(const nlohmann::json& json, const char* key, config::Activation& act,
+                     const std::string& path);
+
 /// The fields BertConfig and ModernBertConfig name alike (vocab_size, the shape,
 /// max_position_embeddings, initializer_range), read into `c` / written for `model`.
 void take_common_fields(const nlohmann::json& json, const std::string& path, config::ModelConfig& c);

@@ -103,9 +103,7 @@ config::ModelConfig model_config_from_hf(const std::string& path, config::ModelC
   take(json, "attention_probs_dropout_prob", c.attention_probs_dropout_prob, path);
   take(json, "type_vocab_size", c.type_vocab_size, path);
   take(json, "layer_norm_eps", c.layer_norm_eps, path);
-  std::string act;
-  take(json, "hidden_act", act, path);
-  if (!act.empty()) c.hidden_act = activation_from_hf(act, "hidden_act", path);
+  take_activation(json, "hidden_act", c.hidden_act, path);
   c.norm = json.value("mlm_train_norm", "") == "pre" ? config::NormPosition::pre : config::NormPosition::post;
   return c;
 }

@@ -45,12 +45,6 @@ void take_rope(const nlohmann::json& rope, const char* type, double& theta, cons
   take(p, "rope_theta", theta, path);
 }
 
-void take_activation(const nlohmann::json& json, const char* key, config::Activation& act, const std::string& path) {
-  std::string name;
-  take(json, key, name, path);
-  if (!name.empty()) act = activation_from_hf(name, key, path);
-}
-
 }  // namespace
 
 config::ModelConfig modernbert_config_from_hf(const nlohmann::json& json, const std::string& path,

@@ -18,7 +18,6 @@ RunLog::RunLog(const config::RunConfig& config, bool is_main, std::optional<int6
 }
 
 void RunLog::started(const TrainerState& state, const RunClock& clock) {
-  clock_ = &clock;
   window_.emplace(config_.train, state, clock);
 }
 
@@ -82,7 +81,7 @@ void RunLog::stopping(StopReason reason, const TrainerState& state) {
 void RunLog::finished(const TrainerState& state) {
   log::info("train", "stopped at step {} after {} tokens; {} skipped step(s); {} this run",
             state.step, state.tokens_seen, state.skipped_steps,
-            format_duration(clock_ ? clock_->run_seconds() : 0.0));
+            format_duration(window_ ? window_->run_seconds() : 0.0));
 }
 
 int RunLog::pending_signal() const { return StopSignals::pending(); }

@@ -28,10 +28,8 @@ std::vector<StepStats> read_steps(const std::vector<DeviceStepStats>& steps) {
     stats.nsp_correct = row[3];
     stats.grad_norm = row[4];
     stats.skipped = row[5] != 0;
-    const double masked = loss_divisor(stats.num_masked);
-    stats.loss = stats.loss_sum / masked +
-                 (stats.pairs > 0 ? stats.nsp_loss_sum / loss_divisor(stats.pairs) : 0.0);
-    stats.mlm_accuracy = stats.correct / masked;
+    stats.loss = step_loss(stats.loss_sum, stats.nsp_loss_sum, stats);
+    stats.mlm_accuracy = stats.correct / loss_divisor(stats.num_masked);
     read.push_back(stats);
   }
   return read;

@@ -116,8 +116,7 @@ torch::Tensor TrainingStep::apply_update(const StepStats& counts, StepTimes* tim
   // Every rank holds the same summed gradients and sums now, so the norm and the skip agree.
   // Both are decided here on the device, in float64 as read_steps() computes the loss.
   const auto norm = global_grad_norm(params_).to(torch::kFloat64);
-  auto loss = sums[0] / loss_divisor(counts.num_masked);
-  if (counts.pairs > 0) loss = loss + sums[2] / loss_divisor(counts.pairs);
+  const auto loss = step_loss(sums[0], sums[2], counts);
   const auto found_inf = torch::logical_not(torch::isfinite(norm) & torch::isfinite(loss))
                              .to(torch::kFloat32);
   // Clipping happens inside the optimizer's kernel: the gradients divided as they are read.

@@ -36,7 +36,6 @@ class RunLog : public RunReporter {
   bool is_main_;
   std::unique_ptr<MetricsLog> metrics_;  // rank 0
   ProgressLine progress_;
-  const RunClock* clock_ = nullptr;      // the running loop's, from started()
   std::optional<MetricsWindow> window_;  // from started()
 };
 

@@ -16,7 +16,8 @@ class RunReporter {
  public:
   virtual ~RunReporter() = default;
 
-  /// The loop starts from `state` (a resumed run's ETA counts only its own steps and tokens).
+  /// The loop starts from `state` (a resumed run's ETA counts only its own steps and tokens);
+  /// `clock` runs until finished().
   virtual void started(const TrainerState& state, const RunClock& clock) = 0;
   /// After each step; `closes_window` on the steps of logging.every_steps. Steps are read
   /// from the device only at such steps (and before evaluations, checkpoints and the end), so

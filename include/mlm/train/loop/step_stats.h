@@ -29,6 +29,15 @@ struct StepStats {
 /// ranks, at least 1 so that an empty step divides nothing by zero.
 inline double loss_divisor(int64_t count) { return std::max(static_cast<double>(count), 1.0); }
 
+/// A step's loss from its summed losses (a double, or a tensor on the device): the MLM sum per
+/// selected position, plus the NSP/SOP sum per sentence pair when the step has pairs.
+template <class T>
+T step_loss(const T& mlm_loss_sum, const T& nsp_loss_sum, const StepStats& counts) {
+  T loss = mlm_loss_sum / loss_divisor(counts.num_masked);
+  if (counts.pairs > 0) loss = loss + nsp_loss_sum / loss_divisor(counts.pairs);
+  return loss;
+}
+
 /// A step as TrainingStep::run leaves it: the host-known part of its stats (step, lr,
 /// num_masked, pairs, tokens) and the rest still on the device.
 struct DeviceStepStats {
