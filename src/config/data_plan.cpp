@@ -15,7 +15,9 @@ DataPlan resolve_data_plan(const RunConfig& config, int rank, int world_size) {
   DataPlan plan;
   plan.data = config.data;
   plan.masking = config.masking;
-  plan.objective = config.model.objective;
+  // The data sees only whether sequences are sentence pairs: rtd corrupts what mlm masks, so
+  // it packs, masks and stores exactly as mlm (a prepared store serves both).
+  plan.objective = trains_sentence_pairs(config.model.objective) ? config.model.objective : Objective::mlm;
   plan.document_ids = !config.model.attend_across_documents;
   plan.seed = static_cast<uint64_t>(config.train.seed);
   plan.eval_seed = static_cast<uint64_t>(config.eval.seed);

@@ -123,6 +123,51 @@ void validate_modernbert(const ModelConfig& m) {
   }
 }
 
+// The ELECTRA keys. Checked whatever the architecture, so that a typo fails before a switch.
+void validate_electra(const ModelConfig& m) {
+  non_negative("model.embedding_size", static_cast<double>(m.embedding_size), " (0 = hidden_size)");
+  in_range("model.generator_hidden_ratio", m.generator_hidden_ratio, 0, End::open, 1, End::closed,
+           " (a generator wider than the discriminator makes the replaced tokens too hard to "
+           "tell: ELECTRA uses 1/4 to 1/3)");
+  in_range("model.generator_layers_ratio", m.generator_layers_ratio, 0, End::open, 1, End::closed,
+           " (the generator is no deeper than the discriminator)");
+  positive("model.rtd_weight", m.rtd_weight, " (ELECTRA: 50)");
+  positive("model.rtd_temperature", m.rtd_temperature, " (1 samples the generator's softmax)");
+  if (m.architecture != Architecture::electra) {
+    if (m.objective == Objective::rtd) {
+      fail("model.objective", "rtd",
+           "trains ELECTRA's generator and discriminator, BERT bodies behind an embedding "
+           "projection (transformers' Electra classes): set model.architecture to electra");
+    }
+    if (m.embedding_size != 0 && m.embedding_size != m.hidden_size) {
+      fail("model.embedding_size", number(m.embedding_size),
+           "differs from model.hidden_size, which only ELECTRA's embedding projection can "
+           "train: set it to 0 or model.architecture to electra");
+    }
+    return;
+  }
+  if (trains_sentence_pairs(m.objective)) {
+    fail("model.objective", std::string(to_string(m.objective)),
+         "has no head in ELECTRA (transformers' Electra classes): set it to rtd or mlm");
+  }
+  if (m.norm == NormPosition::pre) {
+    fail("model.norm", "pre", "is not ELECTRA's (transformers' Electra is post-LN): set it to post");
+  }
+  if (m.objective != Objective::rtd) return;
+  const auto g = generator_shape(m);
+  if (g.hidden_size < 1 || g.num_hidden_layers < 1) {
+    fail(g.hidden_size < 1 ? "model.generator_hidden_ratio" : "model.generator_layers_ratio",
+         number(g.hidden_size < 1 ? m.generator_hidden_ratio : m.generator_layers_ratio),
+         "leaves the generator with no " + std::string(g.hidden_size < 1 ? "width" : "layers") +
+             " (" + number(m.hidden_size) + " x " + number(m.num_hidden_layers) + " discriminator)");
+  }
+  if (g.hidden_size % g.num_attention_heads != 0) {
+    fail("model.generator_hidden_ratio", number(m.generator_hidden_ratio),
+         "gives a generator width " + number(g.hidden_size) + " that its " +
+             number(g.num_attention_heads) + " heads (one per 64) do not divide");
+  }
+}
+
 void validate_model(const ModelConfig& m) {
   if (m.vocab_size != 0 && m.vocab_size < kSpecialTokens + 1) {
     fail("model.vocab_size", number(m.vocab_size),
@@ -164,7 +209,7 @@ void validate_model(const ModelConfig& m) {
   in_range("model.attention_probs_dropout_prob", m.attention_probs_dropout_prob, 0, End::closed,
            1, End::open);
   at_least("model.max_position_embeddings", m.max_position_embeddings, 1);
-  if (m.objective == Objective::mlm) {
+  if (!trains_sentence_pairs(m.objective)) {
     at_least("model.type_vocab_size", m.type_vocab_size, 1);
   } else {
     at_least("model.type_vocab_size", m.type_vocab_size, 2,
@@ -175,6 +220,7 @@ void validate_model(const ModelConfig& m) {
   positive("model.initializer_range", m.initializer_range);
   at_least("model.pad_vocab_multiple", m.pad_vocab_multiple, 1, " (1 = no padding)");
   if (m.architecture == Architecture::modernbert) validate_modernbert(m);
+  validate_electra(m);
 }
 
 void validate_tokenizer(const TokenizerConfig& t) {
@@ -255,7 +301,7 @@ void validate_data(const DataConfig& d, const ModelConfig& m) {
   }
   // Only mlm sequences packed across documents hold more than one document; anywhere else
   // the block-diagonal mask would be the padding mask at [S,S] cost.
-  if (!m.attend_across_documents && m.objective != Objective::mlm) {
+  if (!m.attend_across_documents && trains_sentence_pairs(m.objective)) {
     fail("model.attend_across_documents", "false",
          "keeps documents of a packed sequence apart, but model.objective " +
              std::string(to_string(m.objective)) +

@@ -94,7 +94,7 @@ void MaskingCollator::check_sequence(const data::PackedSequence& sequence) const
     }
     previous_start = start;
   }
-  if (objective_ != config::Objective::mlm && sequence.nsp_label != 0 &&
+  if (config::trains_sentence_pairs(objective_) && sequence.nsp_label != 0 &&
       sequence.nsp_label != 1) {
     throw std::invalid_argument(where + " has sentence label " +
                                 std::to_string(sequence.nsp_label) + "; objective " +
@@ -140,7 +140,7 @@ MaskedBatch MaskingCollator::operator()(const std::vector<data::PackedSequence>&
   batch.token_type_ids.assign(cells, 0);
   batch.attention_mask.assign(cells, 0);
   batch.labels.assign(cells, kIgnoreIndex);
-  if (objective_ != config::Objective::mlm) batch.nsp_labels.reserve(sequences.size());
+  if (config::trains_sentence_pairs(objective_)) batch.nsp_labels.reserve(sequences.size());
   if (with_document_ids_) batch.document_ids.assign(cells, 0);
 
   const double mask_p = cfg_.mask_replace_prob;
@@ -182,7 +182,7 @@ MaskedBatch MaskingCollator::operator()(const std::vector<data::PackedSequence>&
         }
       }
     }
-    if (objective_ != config::Objective::mlm) batch.nsp_labels.push_back(sequence.nsp_label);
+    if (config::trains_sentence_pairs(objective_)) batch.nsp_labels.push_back(sequence.nsp_label);
   }
   return batch;
 }

@@ -30,7 +30,8 @@ TEST_P(ShippedConfig, LoadsValidatesAndRoundTrips) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, ShippedConfig,
-                         ::testing::Values("base", "large", "mini", "tiny"));
+                         ::testing::Values("base", "large", "mini", "tiny", "electra-mini", "electra-small",
+                                           "electra-base"));
 
 TEST(ShippedConfigs, BaseIsBertBase) {
   const RunConfig c = load_config(shipped("base"));
@@ -79,6 +80,45 @@ TEST(ShippedConfigs, MiniIsTheQuickstart) {
   EXPECT_EQ(c.checkpoint.every_steps, 150);
   EXPECT_EQ(c.logging.every_steps, 20);
   EXPECT_EQ(c.train.output_dir, "runs/mini");
+}
+
+// The paper's shapes (Clark et al. 2020, table 6) and its generator sizes.
+TEST(ShippedConfigs, ElectraSmallAndBaseAreThePapers) {
+  const RunConfig small = load_config(shipped("electra-small"));
+  EXPECT_EQ(small.model.architecture, Architecture::electra);
+  EXPECT_EQ(small.model.objective, Objective::rtd);
+  EXPECT_EQ(small.model.num_hidden_layers, 12);
+  EXPECT_EQ(small.model.hidden_size, 256);
+  EXPECT_EQ(small.model.embedding_size, 128);
+  const auto g = generator_shape(small.model);
+  EXPECT_EQ(g.hidden_size, 64);
+  EXPECT_EQ(g.num_attention_heads, 1);
+  EXPECT_EQ(g.intermediate_size, 256);
+  EXPECT_EQ(small.model.rtd_weight, 50.0);
+  EXPECT_EQ(small.masking.mask_replace_prob, 0.85);
+  EXPECT_EQ(small.masking.random_replace_prob, 0.0);
+
+  const RunConfig base = load_config(shipped("electra-base"));
+  EXPECT_EQ(base.model.hidden_size, 768);
+  EXPECT_EQ(base.model.embedding_size, 768);
+  const auto gb = generator_shape(base.model);
+  EXPECT_EQ(gb.hidden_size, 256);  // 1/3, as google/electra-base-generator
+  EXPECT_EQ(gb.num_attention_heads, 4);
+  EXPECT_EQ(gb.intermediate_size, 1024);
+  EXPECT_EQ(gb.num_hidden_layers, 12);
+}
+
+// ELECTRA-mini trains what the quickstart trains, on the same budget.
+TEST(ShippedConfigs, ElectraMiniMatchesTheQuickstart) {
+  const RunConfig mini = load_config(shipped("mini"));
+  const RunConfig electra = load_config(shipped("electra-mini"));
+  EXPECT_EQ(electra.model.hidden_size, mini.model.hidden_size);
+  EXPECT_EQ(electra.model.num_hidden_layers, mini.model.num_hidden_layers);
+  EXPECT_EQ(electra.train.max_steps, mini.train.max_steps);
+  EXPECT_EQ(electra.train.micro_batch_size, mini.train.micro_batch_size);
+  EXPECT_EQ(electra.data.seq_len, mini.data.seq_len);
+  EXPECT_EQ(electra.data.train_files, mini.data.train_files);
+  EXPECT_EQ(electra.tokenizer.model, mini.tokenizer.model);
 }
 
 TEST(ShippedConfigs, TinyIsForTests) {

@@ -167,6 +167,19 @@ std::vector<Case> cases() {
                {"tokenizer.vocab_size"}});
   c.push_back({"nccl_on_cpu", "train:\n  device: cpu\ndistributed:\n  backend: nccl\n", {},
                {"distributed.backend"}});
+  // ---- ELECTRA (objective rtd) ----
+  const std::string electra = "model:\n  architecture: electra\n  objective: rtd\n";
+  c.push_back({"rtd_generator_wider", electra + "  generator_hidden_ratio: 1.5\n", {},
+               {"model.generator_hidden_ratio"}});
+  c.push_back({"rtd_generator_deeper", electra + "  generator_layers_ratio: 2\n", {},
+               {"model.generator_layers_ratio"}});
+  c.push_back({"rtd_zero_weight", electra + "  rtd_weight: 0\n", {}, {"model.rtd_weight"}});
+  c.push_back({"rtd_negative_weight", electra + "  rtd_weight: -50\n", {}, {"model.rtd_weight"}});
+  c.push_back({"rtd_zero_temperature", electra + "  rtd_temperature: 0\n", {}, {"model.rtd_temperature"}});
+  c.push_back({"rtd_on_bert", "model:\n  objective: rtd\n", {}, {"model.objective"}});
+  c.push_back({"embedding_size_on_bert", "model:\n  embedding_size: 128\n", {}, {"model.embedding_size"}});
+  c.push_back({"electra_with_nsp", "model:\n  architecture: electra\n  objective: nsp\n", {},
+               {"model.objective"}});
   // ---- the config file itself ----
   c.push_back({"missing_config_file", "", {}, {"$DIR/bad.yaml"}, FileKind::missing});
   c.push_back({"directory_as_config", "", {}, {"$DIR/bad.yaml"}, FileKind::directory});

@@ -16,7 +16,8 @@ struct RunConfig;
 struct DataPlan {
   DataConfig data;                       // data.*: what is read, how it is packed (seq_len)
   MaskingConfig masking;                 // masking.*
-  Objective objective = Objective::mlm;  // model.objective: nsp and sop pack sentence pairs
+  Objective objective = Objective::mlm;  // as the data sees model.objective: nsp and sop pack
+                                         // sentence pairs; mlm and rtd are both mlm here
   bool document_ids = false;             // !model.attend_across_documents: batches carry
                                          // each token's document
   uint64_t seed = 0;                     // train.seed: file order, shuffles, pair cuts,

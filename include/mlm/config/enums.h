@@ -8,10 +8,11 @@
 
 namespace mlm::config {
 
-enum class Architecture { bert, modernbert };
+enum class Architecture { bert, modernbert, electra };
 enum class Activation { gelu, gelu_tanh };
 enum class NormPosition { post, pre };
-enum class Objective { mlm, nsp, sop };
+enum class Objective { mlm, nsp, sop, rtd };
+enum class EmbeddingSharing { shared, gdes };
 enum class TokenizerType { unigram, bpe, wordpiece };
 enum class DataFormat { auto_detect, text, jsonl };
 enum class DocSeparator { blank_line, line };
@@ -35,10 +36,11 @@ struct EnumNames;
     static constexpr std::array names = {__VA_ARGS__};              \
   };
 
-MLM_ENUM_NAMES(Architecture, "bert", "modernbert")
+MLM_ENUM_NAMES(Architecture, "bert", "modernbert", "electra")
 MLM_ENUM_NAMES(Activation, "gelu", "gelu_tanh")
 MLM_ENUM_NAMES(NormPosition, "post", "pre")
-MLM_ENUM_NAMES(Objective, "mlm", "nsp", "sop")
+MLM_ENUM_NAMES(Objective, "mlm", "nsp", "sop", "rtd")
+MLM_ENUM_NAMES(EmbeddingSharing, "shared", "gdes")
 MLM_ENUM_NAMES(TokenizerType, "unigram", "bpe", "wordpiece")
 MLM_ENUM_NAMES(DataFormat, "auto", "text", "jsonl")
 MLM_ENUM_NAMES(DocSeparator, "blank_line", "line")
@@ -53,6 +55,11 @@ MLM_ENUM_NAMES(DeviceKind, "auto", "cpu", "cuda")
 MLM_ENUM_NAMES(DistBackend, "auto", "gloo", "nccl")
 MLM_ENUM_NAMES(ProgressBar, "auto", "on", "off")
 #undef MLM_ENUM_NAMES
+
+/// nsp and sop train on sentence pairs (the data packs them, the model has a pair head).
+inline bool trains_sentence_pairs(Objective objective) {
+  return objective == Objective::nsp || objective == Objective::sop;
+}
 
 template <class E>
 std::string_view to_string(E value) {

@@ -31,6 +31,9 @@ class ValidationBatches {
   int64_t sequences() const { return sequences_; }
   int64_t tokens() const { return tokens_; }
   int64_t vocab_size() const { return vocab_size_; }
+  /// The masks' seed (eval.seed as the plan resolves it), which any other draw an evaluation
+  /// makes (objective rtd's sampling) derives from too.
+  uint64_t seed() const { return seed_; }
 
  private:
   MaskingCollator collator_;

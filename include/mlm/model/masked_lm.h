@@ -2,11 +2,13 @@
 // The model mlm-train trains, whatever its architecture: an encoder and a masked-LM head whose
 // decoder is tied to the token embeddings (BERT may add an NSP/SOP head). The trainer, the
 // evaluator, checkpoints and the tools hold a MaskedLm; model.architecture picks the
-// implementation (make_masked_lm.h): BertForPreTraining (bert/bert.h) or ModernBertForMaskedLM
-// (modernbert/modernbert.h). Both name their parameters as `transformers` does, so the Hugging Face
+// implementation (make_masked_lm.h): BertForPreTraining (bert/bert.h), ModernBertForMaskedLM
+// (modernbert/modernbert.h) or, for objective rtd, ElectraForPreTraining (electra/electra.h). Both name their parameters as `transformers` does, so the Hugging Face
 // weight format is their state dict with the vocabulary unpadded.
 #include <torch/torch.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -26,6 +28,10 @@ struct MlmInputs {               // tensors on the model's device
   torch::Tensor document_ids;      // [B,S] int64 >= 0, equal = same document of the row
                                    //   (padding 0); read only under model.attend_across_
                                    //   documents false (undefined = each row one document)
+  torch::Tensor rtd_samples;       // [M] int64: rtd only, the generator's samples at the
+                                   //   masked positions (tests); undefined = Gumbel-max draws
+  std::optional<uint64_t> sample_seed;  // rtd: the draws' seed (evaluation); none = the
+                                        //   default generator's next (training)
 };
 
 struct MlmOutput {
@@ -33,6 +39,14 @@ struct MlmOutput {
   torch::Tensor mlm_correct;   // scalar int64: argmax == label over selected positions
   torch::Tensor nsp_loss_sum, nsp_correct;  // defined only with nsp/sop and nsp_labels
   torch::Tensor mlm_logits;    // [M, vocab] fp32 (unpadded vocab), only when requested
+
+  // Replaced-token detection (rtd only; the mlm_* above are then the generator's). Over the
+  // non-padding tokens: the binary cross-entropy sum, the tokens called right, the replaced
+  // tokens called replaced (true positives), the tokens called replaced, the tokens replaced;
+  // over the selected positions: the generator's samples that equal the original token.
+  torch::Tensor rtd_loss_sum, rtd_correct, rtd_true_positives, rtd_predicted, rtd_replaced,
+      generator_hits;
+  torch::Tensor rtd_logits;    // [B,S] fp32, only when requested
 };
 
 class MaskedLmImpl : public torch::nn::Module {
@@ -59,6 +73,8 @@ class MaskedLmImpl : public torch::nn::Module {
   virtual void load_hf_state_dict(const TensorDict& state, const std::string& origin_for_errors) = 0;
 
   virtual bool has_nsp_head() const { return false; }
+  /// A generator and a discriminator (objective rtd): forward() fills the rtd_* outputs.
+  virtual bool has_rtd() const { return false; }
 
   int64_t vocab_size() const { return vocab_size_; }          // unpadded
   int64_t padded_vocab_size() const { return padded_vocab_; }

@@ -74,7 +74,7 @@ void Packer::advance(int64_t tokens) {
 
 StreamEvent Packer::next(PackedSequence& out) {
   const bool sentences = options_.packing == config::Packing::sentences;
-  const bool pairs = options_.objective != config::Objective::mlm;
+  const bool pairs = config::trains_sentence_pairs(options_.objective);
   for (;;) {
     const Packed packed = pairs ? (sentences ? pack_sentence_pair(out) : pack_token_pair(out))
                                 : (sentences ? pack_sentences(out) : pack_token_chunk(out));

@@ -18,8 +18,7 @@ BertModelImpl::BertModelImpl(const config::ModelConfig& c, int64_t padded_vocab,
 
 torch::Tensor BertModelImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
                                      const torch::Tensor& attention_bias) {
-  auto x = embeddings(input_ids, token_type_ids);
-  for (const auto& layer : *layers) x = layer->as<BertLayer>()->forward(x, attention_bias);
+  auto x = run_bert_layers(layers, embeddings(input_ids, token_type_ids), attention_bias);
   if (final_layer_norm) x = final_layer_norm(x);
   return x;
 }
@@ -28,11 +27,7 @@ torch::Tensor BertModelImpl::forward_at(const torch::Tensor& input_ids,
                                         const torch::Tensor& token_type_ids,
                                         const torch::Tensor& attention_bias,
                                         const torch::Tensor& positions) {
-  TORCH_CHECK(!layers->is_empty(), "forward_at needs at least one layer");
-  auto x = embeddings(input_ids, token_type_ids);
-  const auto last = layers->size() - 1;
-  for (size_t i = 0; i < last; ++i) x = layers[i]->as<BertLayer>()->forward(x, attention_bias);
-  x = layers[last]->as<BertLayer>()->forward_at(x, attention_bias, positions);
+  auto x = run_bert_layers(layers, embeddings(input_ids, token_type_ids), attention_bias, positions);
   if (final_layer_norm) x = final_layer_norm(x);
   return x;
 }
@@ -45,7 +40,7 @@ torch::Tensor BertModelImpl::pool(const torch::Tensor& hidden) {
 BertForPreTrainingImpl::BertForPreTrainingImpl(const config::ModelConfig& c, int64_t vocab_size,
                                                int64_t pad_id)
     : MaskedLmImpl(c, vocab_size, pad_id) {
-  const bool nsp = c.objective != config::Objective::mlm;
+  const bool nsp = config::trains_sentence_pairs(c.objective);
   bert = register_module("bert", BertModel(c, padded_vocab_, pad_id, nsp));
   auto cls = add_container(*this, "cls");
   predictions = cls->register_module("predictions", MlmHead(c, padded_vocab_));
@@ -53,10 +48,9 @@ BertForPreTrainingImpl::BertForPreTrainingImpl(const config::ModelConfig& c, int
   init_weights();
 }
 
-void BertForPreTrainingImpl::init_weights() {
+void init_bert_modules(torch::nn::Module& root, double std) {
   torch::NoGradGuard no_grad;
-  const double std = config_.initializer_range;
-  for (auto& module : modules(/*include_self=*/false)) {
+  for (auto& module : root.modules(/*include_self=*/false)) {
     if (auto* linear = module->as<torch::nn::Linear>()) {
       linear->weight.normal_(0.0, std);
       if (linear->bias.defined()) linear->bias.zero_();
@@ -67,6 +61,11 @@ void BertForPreTrainingImpl::init_weights() {
       norm->bias.zero_();
     }
   }
+}
+
+void BertForPreTrainingImpl::init_weights() {
+  init_bert_modules(*this, config_.initializer_range);
+  torch::NoGradGuard no_grad;
   auto words = word_embeddings();
   words[pad_id_].zero_();
   words.narrow(0, vocab_size_, padded_vocab_ - vocab_size_).zero_();

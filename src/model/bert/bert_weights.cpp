@@ -29,54 +29,65 @@ std::string normalise_key(std::string key) {
 
 }  // namespace
 
+namespace {
+
+torch::Tensor narrow_rows(const torch::Tensor& t, int64_t start, int64_t length) {
+  return t.defined() ? t.narrow(0, start, length) : t;
+}
+
+void add_linear(TensorDict& out, const std::string& name, const torch::nn::Linear& l, const PickTensor& pick) {
+  out.emplace_back(name + ".weight", pick(l->weight));
+  out.emplace_back(name + ".bias", pick(l->bias));
+}
+
+void add_norm(TensorDict& out, const std::string& name, const LayerNorm& n, const PickTensor& pick) {
+  out.emplace_back(name + ".weight", pick(n->weight));
+  out.emplace_back(name + ".bias", pick(n->bias));
+}
+
+}  // namespace
+
+void add_hf_layer_views(TensorDict& out, const std::string& p, BertLayerImpl& layer, const PickTensor& pick) {
+  const auto w = pick(layer.qkv->weight), b = pick(layer.qkv->bias);
+  const int64_t h = layer.qkv->weight.size(1);
+  const char* names[] = {"query", "key", "value"};
+  for (int64_t j = 0; j < 3; ++j) {
+    out.emplace_back(p + "attention.self." + names[j] + ".weight", narrow_rows(w, j * h, h));
+    out.emplace_back(p + "attention.self." + names[j] + ".bias", narrow_rows(b, j * h, h));
+  }
+  add_linear(out, p + "attention.output.dense", layer.attention_dense, pick);
+  add_norm(out, p + "attention.output.LayerNorm", layer.attention_norm, pick);
+  add_linear(out, p + "intermediate.dense", layer.intermediate_dense, pick);
+  add_linear(out, p + "output.dense", layer.output_dense, pick);
+  add_norm(out, p + "output.LayerNorm", layer.output_norm, pick);
+}
+
+void add_hf_embedding_views(TensorDict& out, const std::string& p, BertEmbeddingsImpl& emb,
+                            const torch::Tensor& words, const PickTensor& pick) {
+  out.emplace_back(p + "word_embeddings.weight", words);
+  out.emplace_back(p + "position_embeddings.weight", pick(emb.position_embeddings->weight));
+  out.emplace_back(p + "token_type_embeddings.weight", pick(emb.token_type_embeddings->weight));
+  add_norm(out, p + "LayerNorm", emb.layer_norm, pick);
+}
+
 // The HF layout of `pick(parameter)` for every parameter: the weights (detach) or their gradients.
-static TensorDict hf_views(BertForPreTrainingImpl& m, const std::function<torch::Tensor(const torch::Tensor&)>& pick) {
-  auto narrow = [](const torch::Tensor& t, int64_t start, int64_t length) {
-    return t.defined() ? t.narrow(0, start, length) : t;
-  };
+static TensorDict hf_views(BertForPreTrainingImpl& m, const PickTensor& pick) {
   const int64_t vocab = m.vocab_size();
   TensorDict out;
   auto add = [&](const std::string& name, const torch::Tensor& t) { out.emplace_back(name, t); };
-  auto add_linear = [&](const std::string& name, const torch::nn::Linear& l) {
-    add(name + ".weight", pick(l->weight));
-    add(name + ".bias", pick(l->bias));
-  };
-  auto add_norm = [&](const std::string& name, const LayerNorm& n) {
-    add(name + ".weight", pick(n->weight));
-    add(name + ".bias", pick(n->bias));
-  };
-
-  auto& emb = *m.bert->embeddings;
-  const auto words = narrow(pick(m.word_embeddings()), 0, vocab);  // shared by the decoder
-  add("bert.embeddings.word_embeddings.weight", words);
-  add("bert.embeddings.position_embeddings.weight", pick(emb.position_embeddings->weight));
-  add("bert.embeddings.token_type_embeddings.weight", pick(emb.token_type_embeddings->weight));
-  add_norm("bert.embeddings.LayerNorm", emb.layer_norm);
-  for (size_t i = 0; i < m.bert->layers->size(); ++i) {
-    auto& layer = *m.bert->layers[i]->as<BertLayer>();
-    const std::string p = fmt::format("bert.encoder.layer.{}.", i);
-    const auto w = pick(layer.qkv->weight), b = pick(layer.qkv->bias);
-    const int64_t h = layer.qkv->weight.size(1);
-    const char* names[] = {"query", "key", "value"};
-    for (int64_t j = 0; j < 3; ++j) {
-      add(p + "attention.self." + names[j] + ".weight", narrow(w, j * h, h));
-      add(p + "attention.self." + names[j] + ".bias", narrow(b, j * h, h));
-    }
-    add_linear(p + "attention.output.dense", layer.attention_dense);
-    add_norm(p + "attention.output.LayerNorm", layer.attention_norm);
-    add_linear(p + "intermediate.dense", layer.intermediate_dense);
-    add_linear(p + "output.dense", layer.output_dense);
-    add_norm(p + "output.LayerNorm", layer.output_norm);
-  }
-  if (m.bert->final_layer_norm) add_norm("bert.encoder.final_layer_norm", m.bert->final_layer_norm);
-  if (m.bert->pooler_dense) add_linear("bert.pooler.dense", m.bert->pooler_dense);
-  const auto bias = narrow(pick(m.predictions->bias), 0, vocab);  // shared by decoder.bias
+  const auto words = narrow_rows(pick(m.word_embeddings()), 0, vocab);  // shared by the decoder
+  add_hf_embedding_views(out, "bert.embeddings.", *m.bert->embeddings, words, pick);
+  for (size_t i = 0; i < m.bert->layers->size(); ++i)
+    add_hf_layer_views(out, fmt::format("bert.encoder.layer.{}.", i), *m.bert->layers[i]->as<BertLayer>(), pick);
+  if (m.bert->final_layer_norm) add_norm(out, "bert.encoder.final_layer_norm", m.bert->final_layer_norm, pick);
+  if (m.bert->pooler_dense) add_linear(out, "bert.pooler.dense", m.bert->pooler_dense, pick);
+  const auto bias = narrow_rows(pick(m.predictions->bias), 0, vocab);  // shared by decoder.bias
   add("cls.predictions.bias", bias);
-  add_linear("cls.predictions.transform.dense", m.predictions->transform_dense);
-  add_norm("cls.predictions.transform.LayerNorm", m.predictions->transform_norm);
+  add_linear(out, "cls.predictions.transform.dense", m.predictions->transform_dense, pick);
+  add_norm(out, "cls.predictions.transform.LayerNorm", m.predictions->transform_norm, pick);
   add("cls.predictions.decoder.weight", words);
   add("cls.predictions.decoder.bias", bias);
-  if (m.seq_relationship) add_linear("cls.seq_relationship", m.seq_relationship);
+  if (m.seq_relationship) add_linear(out, "cls.seq_relationship", m.seq_relationship, pick);
   return out;
 }
 

@@ -20,13 +20,19 @@ BertEmbeddingsImpl::BertEmbeddingsImpl(const config::ModelConfig& c, int64_t pad
 torch::Tensor BertEmbeddingsImpl::forward(const torch::Tensor& input_ids,
                                           const torch::Tensor& token_type_ids) {
   TORCH_CHECK(input_ids.dim() == 2, "input_ids must be [B,S], got ", input_ids.sizes());
-  const int64_t seq_len = input_ids.size(1);
+  return embed(word_embeddings(input_ids), token_type_ids);
+}
+
+torch::Tensor BertEmbeddingsImpl::embed(const torch::Tensor& words, const torch::Tensor& token_type_ids) {
+  const int64_t seq_len = words.size(1);
   TORCH_CHECK(seq_len <= position_embeddings->weight.size(0), "sequence length ", seq_len,
               " exceeds model.max_position_embeddings ", position_embeddings->weight.size(0));
-  auto types = token_type_ids.defined() ? token_type_ids : torch::zeros_like(input_ids);
-  auto positions = torch::arange(seq_len, input_ids.options());
+  const auto index_options = torch::TensorOptions().dtype(torch::kInt64).device(words.device());
+  auto types = token_type_ids.defined() ? token_type_ids
+                                        : torch::zeros({words.size(0), seq_len}, index_options);
+  auto positions = torch::arange(seq_len, index_options);
   // Same summation order as Hugging Face: (word + type) + position.
-  auto x = word_embeddings(input_ids) + token_type_embeddings(types);
+  auto x = words + token_type_embeddings(types);
   x = x + position_embeddings(positions);
   x = layer_norm(x);
   return kernels::dropout(x, dropout_, is_training());

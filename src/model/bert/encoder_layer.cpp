@@ -67,4 +67,12 @@ torch::Tensor BertLayerImpl::forward_at(const torch::Tensor& x, const torch::Ten
   return h + kernels::dropout(f, hidden_dropout_, train);
 }
 
+torch::Tensor run_bert_layers(torch::nn::ModuleList layers, torch::Tensor x,
+                              const torch::Tensor& attention_bias, const torch::Tensor& positions) {
+  TORCH_CHECK(!layers->is_empty(), "an encoder needs at least one layer");
+  const auto last = layers->size() - 1;
+  for (size_t i = 0; i < last; ++i) x = layers[i]->as<BertLayer>()->forward(x, attention_bias);
+  return layers[last]->as<BertLayer>()->forward_at(x, attention_bias, positions);
+}
+
 }  // namespace mlm::model

@@ -2,11 +2,12 @@
 
 namespace mlm::model {
 
-MlmHeadImpl::MlmHeadImpl(const config::ModelConfig& c, int64_t padded_vocab) : act_(c.hidden_act) {
+MlmHeadImpl::MlmHeadImpl(int64_t hidden, int64_t embedding_width, config::Activation act, double eps,
+                         int64_t padded_vocab)
+    : act_(act) {
   auto transform = add_container(*this, "transform");
-  transform_dense =
-      transform->register_module("dense", torch::nn::Linear(c.hidden_size, c.hidden_size));
-  transform_norm = transform->register_module("LayerNorm", LayerNorm(c.hidden_size, c.layer_norm_eps));
+  transform_dense = transform->register_module("dense", torch::nn::Linear(hidden, embedding_width));
+  transform_norm = transform->register_module("LayerNorm", LayerNorm(embedding_width, eps));
   bias = register_parameter("bias", torch::zeros({padded_vocab}));
 }
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "config_json.h"
+#include "mlm/model/electra/electra_hf.h"
 #include "mlm/model/hf/safetensors.h"
 #include "mlm/util/atomic_file.h"
 #include "mlm/util/logging.h"
@@ -41,22 +42,36 @@ nlohmann::json bert_config_json(const MaskedLmImpl& model) {
 }  // namespace
 
 nlohmann::json hf_config_json(MaskedLm model) {
-  return model->config().architecture == config::Architecture::modernbert ? modernbert_config_json(*model)
-                                                                           : bert_config_json(*model);
+  switch (model->config().architecture) {
+    case config::Architecture::modernbert: return modernbert_config_json(*model);
+    case config::Architecture::electra: return electra_config_json(*model, "ElectraForMaskedLM");
+    case config::Architecture::bert: break;
+  }
+  return bert_config_json(*model);
 }
 
-void write_hf_model(MaskedLm model, const std::string& output_dir, WeightFormat format) {
+void write_hf_files(const std::string& output_dir, const nlohmann::json& config_json, const TensorDict& weights,
+                    WeightFormat format) {
+  const fs::path dir(output_dir);
+  write_file_atomically(dir / "config.json", config_json.dump(2) + "\n");
+  if (format == WeightFormat::safetensors)
+    write_safetensors((dir / "model.safetensors").string(), weights);
+  else
+    write_tensor_file((dir / "pytorch_model.bin").string(), weights);
+}
+
+std::vector<std::string> write_hf_model(MaskedLm model, const std::string& output_dir, WeightFormat format) {
+  if (auto* pair = dynamic_cast<ElectraForPreTrainingImpl*>(model.get())) {
+    write_electra_pair(*pair, output_dir, format);
+    return {(fs::path(output_dir) / "generator").string(), (fs::path(output_dir) / "discriminator").string()};
+  }
   const auto& c = model->config();
   if (c.architecture == config::Architecture::bert && c.norm == config::NormPosition::pre)
     log::warn("export", "model.norm is pre: Hugging Face BERT is post-LN and cannot load "
               "bert.encoder.final_layer_norm; the export is for mlm-train (model.init_from) and "
               "custom code");
-  const fs::path dir(output_dir);
-  write_file_atomically(dir / "config.json", hf_config_json(model).dump(2) + "\n");
-  if (format == WeightFormat::safetensors)
-    write_safetensors((dir / "model.safetensors").string(), model->hf_state_dict());
-  else
-    write_tensor_file((dir / "pytorch_model.bin").string(), model->hf_state_dict());
+  write_hf_files(output_dir, hf_config_json(model), model->hf_state_dict(), format);
+  return {output_dir};
 }
 
 }  // namespace mlm::model

@@ -11,6 +11,7 @@
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 #include "config_json.h"
+#include "mlm/model/electra/electra_hf.h"
 
 namespace mlm::model {
 namespace fs = std::filesystem;
@@ -94,9 +95,10 @@ config::ModelConfig model_config_from_hf(const std::string& path, config::ModelC
   if (!json.is_object()) throw CheckpointError(path + ": not a JSON object");
   const std::string type = json.value("model_type", "bert");
   if (type == "modernbert") return modernbert_config_from_hf(json, path, c);
+  if (type == "electra") return electra_config_from_hf(json, path, c);
   if (type != "bert")
     throw CheckpointError(path + ": model_type is " + json["model_type"].dump() +
-                          "; mlm-train reads BERT and ModernBERT models");
+                          "; mlm-train reads BERT, ModernBERT and ELECTRA models");
   c.architecture = config::Architecture::bert;
   take_common_fields(json, path, c);
   take(json, "hidden_dropout_prob", c.hidden_dropout_prob, path);
@@ -110,7 +112,20 @@ config::ModelConfig model_config_from_hf(const std::string& path, config::ModelC
 
 void init_from_pretrained(MaskedLm model, const std::string& dir) {
   if (!fs::is_directory(dir)) throw CheckpointError(dir + ": model.init_from is not a directory");
+  if (is_electra_pair_dir(dir)) {
+    auto* pair = dynamic_cast<ElectraForPreTrainingImpl*>(model.get());
+    if (!pair)
+      throw CheckpointError(dir + ": holds an ELECTRA generator and discriminator; continue the pair with "
+                            "model.architecture electra and model.objective rtd, or one of them with "
+                            "model.init_from " + (fs::path(dir) / "generator").string());
+    init_electra_pair(*pair, dir);
+    return;
+  }
   const auto config_path = (fs::path(dir) / "config.json").string();
+  if (model->has_rtd() && fs::exists(config_path))
+    throw CheckpointError(config_path + ": one network, but model.objective rtd continues a generator and its "
+                          "discriminator: a directory holding generator/ and discriminator/ (as mlm-export writes "
+                          "them)");
   if (fs::exists(config_path)) {
     auto ours = model->config();
     ours.vocab_size = model->vocab_size();  // the config's 0 means the tokenizer's size

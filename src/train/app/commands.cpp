@@ -39,8 +39,8 @@ void export_checkpoint(const fs::path& checkpoint, const fs::path& output, model
   fs::create_directories(output, ec);
   if (ec || !fs::is_directory(output))
     throw UsageError("--output " + output.string() + ": cannot create directory" + (ec ? ": " + ec.message() : ""));
-  model::write_hf_model(saved.model, output.string(), format);
-  text::write_hf_tokenizer(saved.tokenizer, output.string(), saved.model_config.max_position_embeddings);
+  for (const auto& dir : model::write_hf_model(saved.model, output.string(), format))
+    text::write_hf_tokenizer(saved.tokenizer, dir, saved.model_config.max_position_embeddings);
   log::info("export", "wrote Hugging Face model to {}", output.string());
 }
 

@@ -22,6 +22,9 @@ void MetricsWindow::add(const StepStats& stats) {
   nsp_loss_sum_ += stats.nsp_loss_sum;
   nsp_correct_ += stats.nsp_correct;
   nsp_pairs_ += static_cast<double>(stats.pairs);
+  rtd_weight_ = stats.rtd_weight;
+  scored_tokens_ += static_cast<double>(stats.tokens);
+  rtd_.add(stats.rtd);
 }
 
 double MetricsWindow::eta_s(const TrainerState& state) const {
@@ -46,16 +49,23 @@ std::string MetricsWindow::total_steps() const {
 }
 
 std::string MetricsWindow::progress_text(const StepStats& last, const TrainerState& state) const {
-  return fmt::format("step {}/{} loss {:.4f} acc {:.4f} lr {:.2e} | {} ETA {}", last.step,
-                     total_steps(), last.loss, last.mlm_accuracy, last.lr,
-                     format_duration(run_seconds()), format_duration(eta_s(state)));
+  const std::string rtd = last.rtd_weight > 0 ? fmt::format(" rtd acc {:.4f} f1 {:.4f}",
+                                                            last.rtd.accuracy(static_cast<double>(last.tokens)),
+                                                            last.rtd.f1())
+                                              : "";
+  return fmt::format("step {}/{} loss {:.4f} acc {:.4f}{} lr {:.2e} | {} ETA {}", last.step, total_steps(),
+                     last.loss, last.mlm_accuracy, rtd, last.lr, format_duration(run_seconds()),
+                     format_duration(eta_s(state)));
 }
 
 MetricsWindow::Row MetricsWindow::close(const StepStats& last, const TrainerState& state) {
   const double window_s = std::max(1e-9, seconds_since(window_start_));
   // A window of skipped steps only has no loss: NaN, written as null (not a misleading 0).
   const double masked = masked_ > 0 ? masked_ : std::nan("");
-  const double loss = loss_sum_ / masked + (nsp_pairs_ > 0 ? nsp_loss_sum_ / nsp_pairs_ : 0.0);
+  const double tokens = scored_tokens_ > 0 ? scored_tokens_ : std::nan("");
+  const double mlm_loss = loss_sum_ / masked;
+  const double loss = mlm_loss + (nsp_pairs_ > 0 ? nsp_loss_sum_ / nsp_pairs_ : 0.0) +
+                      (rtd_weight_ > 0 ? rtd_weight_ * rtd_.loss_sum / tokens : 0.0);
   const double accuracy = correct_ / masked;
   const double tokens_per_s = tokens_ / window_s;
   Row row;
@@ -68,15 +78,23 @@ MetricsWindow::Row MetricsWindow::close(const StepStats& last, const TrainerStat
               {"tokens_per_s", tokens_per_s},
               {"elapsed_s", state.train_time_s}};
   if (nsp_pairs_ > 0) row.json["nsp_accuracy"] = nsp_correct_ / nsp_pairs_;
+  std::string rtd_line;
+  if (rtd_weight_ > 0) {  // the generator's MLM loss apart from the joint loss
+    row.json["mlm_loss"] = mlm_loss;
+    row.json.update(rtd_.to_json(tokens, masked));
+    rtd_line = fmt::format(" | gen loss {:.4f} | rtd loss {:.4f} acc {:.4f} f1 {:.4f}", mlm_loss, rtd_.loss(tokens),
+                           rtd_.accuracy(tokens), rtd_.f1());
+  }
   if (state.skipped_steps > 0) row.json["skipped_steps"] = state.skipped_steps;
   row.line = fmt::format(
-      "step {}/{} | loss {:.4f} | acc {:.4f} | lr {:.3e} | grad {:.3f} | {} tok/s | {} elapsed "
+      "step {}/{} | loss {:.4f} | acc {:.4f}{} | lr {:.3e} | grad {:.3f} | {} tok/s | {} elapsed "
       "| ETA {}{}",
-      last.step, total_steps(), loss, accuracy, last.lr, last.grad_norm,
+      last.step, total_steps(), loss, accuracy, rtd_line, last.lr, last.grad_norm,
       format_count(tokens_per_s), format_duration(run_seconds()), format_duration(eta_s(state)),
       state.skipped_steps > 0 ? fmt::format(" | {} skipped", state.skipped_steps) : "");
 
-  loss_sum_ = correct_ = masked_ = tokens_ = nsp_loss_sum_ = nsp_correct_ = nsp_pairs_ = 0;
+  loss_sum_ = correct_ = masked_ = tokens_ = nsp_loss_sum_ = nsp_correct_ = nsp_pairs_ = scored_tokens_ = 0;
+  rtd_ = RtdCounts();
   window_start_ = SteadyClock::now();
   return row;
 }

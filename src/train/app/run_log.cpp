@@ -49,6 +49,8 @@ void RunLog::evaluated(const EvalResult& result, const TrainerState& state) {
                         {"eval_num_masked", result.num_masked},
                         {"eval_time_s", result.seconds}};
   if (result.num_sentence_pairs > 0) row["eval_nsp_accuracy"] = result.nsp_accuracy();
+  const auto tokens = static_cast<double>(result.tokens), masked = static_cast<double>(result.num_masked);
+  if (result.rtd) row.update(result.rtd_counts.to_json(tokens, masked, "eval_"));
   metrics_->write(row);
   progress_.clear();
   log::info("eval", "step {} | loss {:.4f} | perplexity {:.2f} | masked accuracy {:.4f} "
@@ -59,6 +61,13 @@ void RunLog::evaluated(const EvalResult& result, const TrainerState& state) {
                 ? fmt::format(" | sentence-pair accuracy {:.4f}", result.nsp_accuracy())
                 : "",
             format_duration(result.seconds));
+  if (result.rtd) {
+    const auto& r = result.rtd_counts;
+    log::info("eval", "step {} | replaced-token detection: loss {:.4f} | accuracy {:.4f} | precision {:.4f} "
+              "| recall {:.4f} | F1 {:.4f} | generator sampled the original at {:.4f} of masked positions",
+              state.step, r.loss(tokens), r.accuracy(tokens), r.precision(), r.recall(), r.f1(),
+              r.generator_accuracy(masked));
+  }
 }
 
 void RunLog::checkpointed(const std::filesystem::path& dir, double seconds) {

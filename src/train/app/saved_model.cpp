@@ -1,6 +1,7 @@
 #include "mlm/train/app/saved_model.h"
 
 #include "mlm/config/config_loader.h"
+#include "mlm/model/electra/electra_hf.h"
 #include "mlm/model/hf/hf_directory.h"
 #include "mlm/model/make_masked_lm.h"
 #include "mlm/train/checkpoint/checkpoint_dir.h"
@@ -60,6 +61,17 @@ SavedModel open_hf_directory(const fs::path& dir, const config::RunConfig& confi
   return {model_config, std::move(tokenizer), model, std::nullopt};
 }
 
+// An ELECTRA pair as mlm-export writes it (DIR/generator, DIR/discriminator): objective rtd.
+SavedModel open_electra_pair(const fs::path& dir, const config::RunConfig& config) {
+  auto model_config = model::electra_pair_config(dir.string(), config.model);
+  model_config.init_from.clear();
+  auto tokenizer = load_tokenizer(dir / "discriminator", config);
+  require_same_vocabulary(tokenizer, model_config.vocab_size, (dir / "discriminator" / "config.json").string());
+  auto model = model::make_masked_lm(model_config, tokenizer.size(), tokenizer.vocab().ids.pad);
+  model::init_from_pretrained(model, dir.string());
+  return {model_config, std::move(tokenizer), model, std::nullopt};
+}
+
 }  // namespace
 
 SavedModel open_saved_model(const fs::path& dir, const config::RunConfig& config) {
@@ -68,6 +80,7 @@ SavedModel open_saved_model(const fs::path& dir, const config::RunConfig& config
     return as_user_input([&] { return open_checkpoint(dir, config); });
   if (fs::exists(dir / "config.json") && !model::find_hf_weights(dir.string()).empty())
     return as_user_input([&] { return open_hf_directory(dir, config); });
+  if (model::is_electra_pair_dir(dir.string())) return as_user_input([&] { return open_electra_pair(dir, config); });
   throw UsageError(dir.string() + ": neither an mlm-train checkpoint (trainer_state.json, model.pt) nor a "
                    "Hugging Face model directory (config.json with model.safetensors or pytorch_model.bin)");
 }

@@ -29,6 +29,7 @@ nlohmann::json EvalResult::to_json() const {
                          {"sequences", sequences},
                          {"unigram_accuracy", unigram_accuracy()}};
   if (num_sentence_pairs > 0) json["nsp_accuracy"] = nsp_accuracy();
+  if (rtd) json.update(rtd_counts.to_json(static_cast<double>(tokens), static_cast<double>(num_masked)));
   return json;
 }
 

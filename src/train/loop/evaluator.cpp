@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "mlm/dist/sum_across_ranks.h"
+#include "mlm/train/loop/batch_tensors.h"
 #include "mlm/train/loop/training_step.h"
 #include "mlm/util/elapsed.h"
 
@@ -24,11 +25,15 @@ EvalResult evaluate(model::MaskedLm model, const masking::ValidationBatches& bat
   model->eval();
   torch::NoGradGuard no_grad;
   double loss_sum = 0, nsp_loss_sum = 0;
-  int64_t masked = 0, correct = 0, pairs = 0, nsp_correct = 0, sequences = 0, scored = 0;
+  int64_t masked = 0, correct = 0, pairs = 0, nsp_correct = 0, sequences = 0, scored = 0, tokens = 0;
+  std::vector<double> rtd(RtdCounts::kFields, 0.0);
   std::vector<double> label_counts(static_cast<size_t>(batches.vocab_size()), 0.0);
   for (int64_t index = 0; index < batches.size(); ++index) {
     const masking::MaskedBatch batch = batches.batch(index);
-    const auto out = forward_batch(model, batch, device, bf16);
+    // rtd's samples of batch `index` are drawn under a seed of its own: an evaluation draws
+    // the same whenever it runs, and leaves the training's generator state alone.
+    const uint64_t sample_seed = batches.seed() + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(index + 1);
+    const auto out = forward_batch(model, batch, device, bf16, sample_seed);
     loss_sum += out.mlm_loss_sum.item<double>();
     correct += out.mlm_correct.item<int64_t>();
     masked += batch.num_masked();
@@ -41,6 +46,11 @@ EvalResult evaluate(model::MaskedLm model, const masking::ValidationBatches& bat
       nsp_correct += out.nsp_correct.item<int64_t>();
       pairs += static_cast<int64_t>(batch.nsp_labels.size());
     }
+    if (out.rtd_loss_sum.defined()) {
+      const auto values = RtdCounts::values_of(out).cpu();
+      for (int64_t i = 0; i < RtdCounts::kFields; ++i) rtd[static_cast<size_t>(i)] += values[i].item<double>();
+    }
+    tokens += count_tokens(batch);
     sequences += batch.batch_size;
     ++scored;
   }
@@ -49,7 +59,7 @@ EvalResult evaluate(model::MaskedLm model, const masking::ValidationBatches& bat
   const auto t = dist::sum_across_ranks(
       comm, {loss_sum, nsp_loss_sum, static_cast<double>(masked), static_cast<double>(correct),
              static_cast<double>(pairs), static_cast<double>(nsp_correct),
-             static_cast<double>(sequences), static_cast<double>(scored)});
+             static_cast<double>(sequences), static_cast<double>(scored), static_cast<double>(tokens)});
   EvalResult result;
   result.mlm_loss_sum = t[0];
   result.nsp_loss_sum = t[1];
@@ -59,6 +69,10 @@ EvalResult evaluate(model::MaskedLm model, const masking::ValidationBatches& bat
   result.nsp_correct = static_cast<int64_t>(t[5]);
   result.sequences = static_cast<int64_t>(t[6]);
   result.batches = static_cast<int64_t>(t[7]);
+  result.tokens = static_cast<int64_t>(t[8]);
+  result.rtd = model->has_rtd();
+  rtd = dist::sum_across_ranks(comm, std::move(rtd));
+  result.rtd_counts = RtdCounts::from(rtd.data());
   label_counts = dist::sum_across_ranks(comm, std::move(label_counts));
   result.unigram_correct = static_cast<int64_t>(
       label_counts.empty() ? 0.0 : *std::max_element(label_counts.begin(), label_counts.end()));

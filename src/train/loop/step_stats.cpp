@@ -26,9 +26,11 @@ std::vector<StepStats> read_steps(const std::vector<DeviceStepStats>& steps) {
     stats.correct = row[1];
     stats.nsp_loss_sum = row[2];
     stats.nsp_correct = row[3];
-    stats.grad_norm = row[4];
-    stats.skipped = row[5] != 0;
-    stats.loss = step_loss(stats.loss_sum, stats.nsp_loss_sum, stats);
+    const double* sums = values.data_ptr<double>() + static_cast<int64_t>(i) * values.size(1);
+    stats.rtd = RtdCounts::from(sums + kRtdSums);
+    stats.grad_norm = row[kStepSums];
+    stats.skipped = row[kStepSums + 1] != 0;
+    stats.loss = step_loss(stats.loss_sum, stats.nsp_loss_sum, stats.rtd.loss_sum, stats);
     stats.mlm_accuracy = stats.correct / loss_divisor(stats.num_masked);
     read.push_back(stats);
   }

@@ -33,8 +33,9 @@ StepBatches collect_step(masking::BatchStream& stream, int64_t count) {
 
 model::MlmOutput forward_batch(model::MaskedLm model,
                                 const masking::MaskedBatch& batch, const torch::Device& device,
-                                bool bf16) {
-  const auto inputs = to_bert_inputs(batch, device);
+                                bool bf16, std::optional<uint64_t> sample_seed) {
+  auto inputs = to_bert_inputs(batch, device);
+  inputs.sample_seed = sample_seed;
   AutocastScope autocast(bf16, device);
   return model->forward(inputs);
 }
@@ -47,7 +48,8 @@ TrainingStep::TrainingStep(model::MaskedLm model, const config::RunConfig& confi
       comm_(std::move(comm)),
       device_(comm_->device()),
       bf16_(bf16),
-      max_grad_norm_(config.optim.max_grad_norm) {
+      max_grad_norm_(config.optim.max_grad_norm),
+      rtd_weight_(config.model.objective == config::Objective::rtd ? config.model.rtd_weight : 0.0) {
   if (comm_->world_size() > 1) {
     reducer_ = std::make_unique<dist::GradientReducer>(comm_, params_, config.distributed.bucket_mb);
   }
@@ -64,6 +66,7 @@ DeviceStepStats TrainingStep::run(int64_t step, double lr, const StepBatches& ba
   DeviceStepStats stats;
   stats.known.step = step;
   stats.known.lr = lr;
+  stats.known.rtd_weight = rtd_weight_;
   // The loss normaliser: the whole step's selected positions (and sentence pairs), all ranks.
   const auto counts = dist::sum_across_ranks(*comm_, {batches.masked, batches.pairs, batches.tokens});
   stats.known.num_masked = static_cast<int64_t>(counts[0]);
@@ -80,22 +83,25 @@ void TrainingStep::forward_backward(const StepBatches& batches, const StepStats&
                                     StepTimes* times) {
   const double masked = loss_divisor(counts.num_masked);
   const double pairs = loss_divisor(counts.pairs);
+  const double rtd_scale = counts.rtd_weight / loss_divisor(counts.tokens);
   optimizer_->zero_grad();
-  // The step's sums stay tensors on the device (no host read per micro-batch): MLM loss,
-  // correct, NSP/SOP loss, NSP/SOP correct.
-  auto sums = torch::zeros({4}, torch::TensorOptions().dtype(torch::kFloat64).device(device_));
+  // The step's sums stay tensors on the device (no host read per micro-batch), kStepSums of
+  // them (step_stats.h).
+  auto sums = torch::zeros({kStepSums}, torch::TensorOptions().dtype(torch::kFloat64).device(device_));
   for (const auto& batch : batches.micro_batches) {
     auto start = SteadyClock::now();
     const auto out = forward_batch(model_, batch, device_, bf16_);
     auto loss = out.mlm_loss_sum / masked;
     auto as_double = [](const torch::Tensor& t) { return t.detach().to(torch::kFloat64).view({1}); };
-    std::vector<torch::Tensor> parts = {as_double(out.mlm_loss_sum), as_double(out.mlm_correct)};
+    sums.narrow(0, 0, 2).add_(torch::cat({as_double(out.mlm_loss_sum), as_double(out.mlm_correct)}));
     if (out.nsp_loss_sum.defined()) {
       loss = loss + out.nsp_loss_sum / pairs;
-      parts.push_back(as_double(out.nsp_loss_sum));
-      parts.push_back(as_double(out.nsp_correct));
+      sums.narrow(0, 2, 2).add_(torch::cat({as_double(out.nsp_loss_sum), as_double(out.nsp_correct)}));
     }
-    sums.narrow(0, 0, static_cast<int64_t>(parts.size())).add_(torch::cat(parts));
+    if (out.rtd_loss_sum.defined()) {
+      loss = loss + out.rtd_loss_sum * rtd_scale;
+      sums.narrow(0, kRtdSums, RtdCounts::kFields).add_(RtdCounts::values_of(out));
+    }
     if (times) times->forward += seconds_since(start);
 
     start = SteadyClock::now();
@@ -116,7 +122,7 @@ torch::Tensor TrainingStep::apply_update(const StepStats& counts, StepTimes* tim
   // Every rank holds the same summed gradients and sums now, so the norm and the skip agree.
   // Both are decided here on the device, in float64 as read_steps() computes the loss.
   const auto norm = global_grad_norm(params_).to(torch::kFloat64);
-  const auto loss = step_loss(sums[0], sums[2], counts);
+  const auto loss = step_loss(sums[0], sums[2], sums[kRtdSums], counts);
   const auto found_inf = torch::logical_not(torch::isfinite(norm) & torch::isfinite(loss))
                              .to(torch::kFloat32);
   // Clipping happens inside the optimizer's kernel: the gradients divided as they are read.

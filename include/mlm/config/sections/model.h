@@ -1,6 +1,8 @@
 #pragma once
 // The model.* section: the encoder, its head and the ModernBERT options.
 // Defaults and meanings beside each field; visit() lists its keys (see run_config.h).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -10,7 +12,8 @@ namespace mlm::config {
 
 struct ModelConfig {
   Architecture architecture = Architecture::bert;  // bert (2018) | modernbert (RoPE, GeGLU,
-                                           // pre-norm without biases, local/global attention)
+                                           // pre-norm without biases, local/global attention) |
+                                           // electra (BERT layers behind an embedding projection)
   int64_t vocab_size = 0;                  // 0 = the tokenizer's vocabulary size
   int64_t hidden_size = 768;               // H: width of every layer
   int64_t num_hidden_layers = 12;          // L: encoder layers
@@ -25,11 +28,28 @@ struct ModelConfig {
   double initializer_range = 0.02;         // std of the normal init of weights
   NormPosition norm = NormPosition::post;  // post (BERT) | pre (pre-LN, final LayerNorm)
   int64_t pad_vocab_multiple = 64;         // pad embedding rows to a multiple (1 = none)
-  Objective objective = Objective::mlm;    // mlm | nsp | sop (adds pooler + 2-way head)
+  Objective objective = Objective::mlm;    // mlm | nsp | sop (adds pooler + 2-way head) |
+                                           // rtd (electra: generator + discriminator, below)
   bool sparse_head = true;                 // MLM head on selected positions only
   bool attend_across_documents = true;     // false: a token attends only to its own document
                                            // of a packed sequence (block-diagonal mask)
-  std::string init_from;                   // HF-format model directory to start from
+  std::string init_from;                   // HF-format model directory to start from (rtd:
+                                           // a directory with generator/ and discriminator/)
+
+  // electra: the embedding width, and objective rtd: a smaller generator masked LM fills the
+  // masked positions with its samples; the encoder (the discriminator) tells replaced from
+  // original. (architecture electra with objective mlm trains a generator alone.)
+  int64_t embedding_size = 0;              // E: embedding width (0 = hidden_size); each network
+                                           // projects E -> its width (ELECTRA-small: 128)
+  double generator_hidden_ratio = 0.25;    // generator width / hidden_size (paper: 1/4 small,
+                                           // 1/3 base); its heads width/64 (>= 1), its
+                                           // intermediate 4 x width, as ELECTRA's code derives
+  double generator_layers_ratio = 1.0;     // generator layers / num_hidden_layers
+  double rtd_weight = 50.0;                // lambda: loss = mlm + lambda * rtd
+  double rtd_temperature = 1.0;            // of the Gumbel-max sampling from the generator
+  EmbeddingSharing embedding_sharing = EmbeddingSharing::shared;  // shared (ELECTRA) | gdes
+                                           // (DeBERTa-v3: the discriminator's token embeddings
+                                           // are the generator's, detached, + its own delta)
 
   // modernbert only (transformers' ModernBertConfig fields of the same names); under modernbert
   // hidden_act is hidden_activation, layer_norm_eps norm_eps, attention_probs_dropout_prob
@@ -69,6 +89,12 @@ struct ModelConfig {
     v("sparse_head", sparse_head);
     v("attend_across_documents", attend_across_documents);
     v("init_from", init_from);
+    v("embedding_size", embedding_size);
+    v("generator_hidden_ratio", generator_hidden_ratio);
+    v("generator_layers_ratio", generator_layers_ratio);
+    v("rtd_weight", rtd_weight);
+    v("rtd_temperature", rtd_temperature);
+    v("embedding_sharing", embedding_sharing);
     v("global_attn_every_n_layers", global_attn_every_n_layers);
     v("local_attention", local_attention);
     v("global_rope_theta", global_rope_theta);
@@ -84,5 +110,21 @@ struct ModelConfig {
     v("mlp_dropout", mlp_dropout);
   }
 };
+
+/// The generator of objective rtd, derived from the discriminator's shape as ELECTRA's code
+/// does: width and depth by the ratios (rounded), one head per 64 dimensions (at least one),
+/// an intermediate of 4 x width.
+struct GeneratorShape {
+  int64_t hidden_size, num_hidden_layers, num_attention_heads, intermediate_size;
+};
+
+inline GeneratorShape generator_shape(const ModelConfig& m) {
+  GeneratorShape g;
+  g.hidden_size = std::llround(static_cast<double>(m.hidden_size) * m.generator_hidden_ratio);
+  g.num_hidden_layers = std::llround(static_cast<double>(m.num_hidden_layers) * m.generator_layers_ratio);
+  g.num_attention_heads = std::max<int64_t>(1, g.hidden_size / 64);
+  g.intermediate_size = 4 * g.hidden_size;
+  return g;
+}
 
 }  // namespace mlm::config

@@ -40,7 +40,7 @@ struct TableSettings {
   bool cross_documents = true;
   config::Objective objective = config::Objective::mlm;
 
-  bool pairs() const { return objective != config::Objective::mlm; }
+  bool pairs() const { return config::trains_sentence_pairs(objective); }
 };
 
 struct TableEntry {

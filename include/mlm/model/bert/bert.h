@@ -14,6 +14,7 @@
 // rows start at zero, get no gradient and never reach the loss or the HF format.
 #include <torch/torch.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,7 +71,22 @@ class BertForPreTrainingImpl : public MaskedLmImpl {
 };
 TORCH_MODULE(BertForPreTraining);
 
+/// BERT's initialisation of every Linear, Embedding and LayerNorm under `module`:
+/// normal(0, std) weights, zero biases, LayerNorm weight 1 and bias 0.
+void init_bert_modules(torch::nn::Module& module, double std);
+
 // ---- Hugging Face weight format (hf_weights.cpp) ---------------------------------------------
+
+/// What a weight view shows of a parameter: the weight itself (detached) or its gradient.
+using PickTensor = std::function<torch::Tensor(const torch::Tensor&)>;
+
+/// Appends the HF keys of one BERT layer under `prefix` (e.g. "bert.encoder.layer.3."), query,
+/// key and value split from the fused matrix; shared by every model built of BertLayers.
+void add_hf_layer_views(TensorDict& out, const std::string& prefix, BertLayerImpl& layer, const PickTensor& pick);
+/// Appends the HF keys of the embeddings under `prefix` (e.g. "bert.embeddings."), the word
+/// embeddings given as `words` (unpadded; the caller's pick, or a sum).
+void add_hf_embedding_views(TensorDict& out, const std::string& prefix, BertEmbeddingsImpl& embeddings,
+                            const torch::Tensor& words, const PickTensor& pick);
 
 /// HF-format state dict: exact `transformers` BertForPreTraining / BertForMaskedLM key names,
 /// vocabulary unpadded, q/k/v split. cls.predictions.decoder.weight is the same tensor as

@@ -15,6 +15,9 @@ struct BertEmbeddingsImpl : torch::nn::Module {
   /// input_ids, token_type_ids: [B,S] int64 (token_type_ids may be undefined = all 0).
   /// Returns [B,S,H] fp32.
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids);
+  /// The same from word vectors [B,S,H] already looked up (ELECTRA's GDES looks them up in a
+  /// matrix of its own).
+  torch::Tensor embed(const torch::Tensor& words, const torch::Tensor& token_type_ids);
 
   torch::nn::Embedding word_embeddings{nullptr}, position_embeddings{nullptr},
       token_type_embeddings{nullptr};

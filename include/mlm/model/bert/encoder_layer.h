@@ -48,4 +48,9 @@ struct BertLayerImpl : torch::nn::Module {
 };
 TORCH_MODULE(BertLayer);
 
+/// x [B,S,H] through every BertLayer of `layers`; with `positions` defined the last layer runs
+/// at those positions only (BertLayerImpl::forward_at), giving [B,R,H].
+torch::Tensor run_bert_layers(torch::nn::ModuleList layers, torch::Tensor x,
+                              const torch::Tensor& attention_bias, const torch::Tensor& positions = {});
+
 }  // namespace mlm::model

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "mlm/model/hf/weight_format.h"
 #include "mlm/model/masked_lm.h"
@@ -19,8 +20,14 @@ nlohmann::json hf_config_json(MaskedLm model);
 nlohmann::json modernbert_config_json(const MaskedLmImpl& model);
 
 /// Writes config.json and the weights (HF key names, vocabulary unpadded) into the existing
-/// directory `output_dir`, each file through a temporary renamed into place. CheckpointError
-/// when a file cannot be written. Warns for pre-LN, which HF BERT cannot load.
-void write_hf_model(MaskedLm model, const std::string& output_dir, WeightFormat format);
+/// directory `output_dir`, each file through a temporary renamed into place; an ELECTRA pair
+/// (objective rtd) as output_dir/generator and output_dir/discriminator. Returns the
+/// directories that hold a model (for the tokenizer files). CheckpointError when a file cannot
+/// be written. Warns for pre-LN, which HF BERT cannot load.
+std::vector<std::string> write_hf_model(MaskedLm model, const std::string& output_dir, WeightFormat format);
+
+/// config.json and the weights in `format` into the existing directory `dir`, atomically each.
+void write_hf_files(const std::string& dir, const nlohmann::json& config_json, const TensorDict& weights,
+                    WeightFormat format);
 
 }  // namespace mlm::model

@@ -53,6 +53,8 @@ class MetricsWindow {
   int64_t start_step_, start_tokens_;
   double loss_sum_ = 0, correct_ = 0, masked_ = 0, tokens_ = 0;
   double nsp_loss_sum_ = 0, nsp_correct_ = 0, nsp_pairs_ = 0;
+  double rtd_weight_ = 0, scored_tokens_ = 0;  // objective rtd: lambda, tokens of unskipped steps
+  RtdCounts rtd_;
 };
 
 }  // namespace mlm::train

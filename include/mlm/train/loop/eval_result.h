@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mlm/train/loop/rtd_counts.h"
+
 namespace mlm::train {
 
 struct EvalResult {
@@ -14,6 +16,9 @@ struct EvalResult {
   int64_t num_sentence_pairs = 0;  // NSP/SOP labels scored
   int64_t nsp_correct = 0;
   double nsp_loss_sum = 0;
+  bool rtd = false;            // objective rtd: the mlm_* are the generator's, and
+  RtdCounts rtd_counts;        //   the discriminator's counts over `tokens`
+  int64_t tokens = 0;          // non-padding tokens scored
   int64_t sequences = 0;
   int64_t batches = 0;        // all ranks
   double seconds = 0;
@@ -27,7 +32,7 @@ struct EvalResult {
   double nsp_accuracy() const;
 
   /// {masked_accuracy, mlm_loss, perplexity, num_masked, sequences, unigram_accuracy
-  /// [, nsp_accuracy]}.
+  /// [, nsp_accuracy] [, RtdCounts::to_json]}.
   nlohmann::json to_json() const;
 };
 

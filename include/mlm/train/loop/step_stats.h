@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "mlm/train/loop/rtd_counts.h"
+
 namespace mlm::train {
 
 /// A step's outcome, summed over its micro-batches and all ranks.
@@ -20,8 +22,10 @@ struct StepStats {
   int64_t num_masked = 0;   // selected positions
   int64_t pairs = 0;        // sentence pairs (NSP/SOP)
   int64_t tokens = 0;       // non-padding tokens
+  double rtd_weight = 0;    // lambda of objective rtd (0: no rtd term)
   double loss_sum = 0, correct = 0, nsp_loss_sum = 0, nsp_correct = 0;
-  double loss = 0;          // MLM (+ NSP/SOP) loss of the whole step
+  RtdCounts rtd;            // objective rtd only
+  double loss = 0;          // MLM (+ NSP/SOP, + lambda * RTD) loss of the whole step
   double mlm_accuracy = 0;  // over the step's selected positions
 };
 
@@ -30,20 +34,26 @@ struct StepStats {
 inline double loss_divisor(int64_t count) { return std::max(static_cast<double>(count), 1.0); }
 
 /// A step's loss from its summed losses (a double, or a tensor on the device): the MLM sum per
-/// selected position, plus the NSP/SOP sum per sentence pair when the step has pairs.
+/// selected position, plus the NSP/SOP sum per sentence pair when the step has pairs, plus
+/// lambda times the RTD sum per non-padding token under objective rtd.
 template <class T>
-T step_loss(const T& mlm_loss_sum, const T& nsp_loss_sum, const StepStats& counts) {
+T step_loss(const T& mlm_loss_sum, const T& nsp_loss_sum, const T& rtd_loss_sum, const StepStats& counts) {
   T loss = mlm_loss_sum / loss_divisor(counts.num_masked);
   if (counts.pairs > 0) loss = loss + nsp_loss_sum / loss_divisor(counts.pairs);
+  if (counts.rtd_weight > 0) loss = loss + rtd_loss_sum * (counts.rtd_weight / loss_divisor(counts.tokens));
   return loss;
 }
+
+/// The step's sums as the device holds them: loss_sum, correct, nsp_loss_sum, nsp_correct,
+/// then RtdCounts' fields.
+inline constexpr int64_t kStepSums = 4 + RtdCounts::kFields;
+inline constexpr int64_t kRtdSums = 4;  // where RtdCounts' fields start
 
 /// A step as TrainingStep::run leaves it: the host-known part of its stats (step, lr,
 /// num_masked, pairs, tokens) and the rest still on the device.
 struct DeviceStepStats {
   StepStats known;
-  /// [6] float64 on the device: loss_sum, correct, nsp_loss_sum, nsp_correct, grad_norm,
-  /// skipped (0 or 1).
+  /// [kStepSums + 2] float64 on the device: the step's sums, grad_norm, skipped (0 or 1).
   torch::Tensor outcome;
 };
 

@@ -37,10 +37,11 @@ struct StepBatches {
 /// The next `count` batches of the train split (which never ends).
 StepBatches collect_step(masking::BatchStream& stream, int64_t count);
 
-/// The model's forward pass over one batch on `device`, under bf16 autocast when `bf16`.
+/// The model's forward pass over one batch on `device`, under bf16 autocast when `bf16`;
+/// `sample_seed`: objective rtd's sampling seed (MlmInputs::sample_seed).
 model::MlmOutput forward_batch(model::MaskedLm model,
                                 const masking::MaskedBatch& batch, const torch::Device& device,
-                                bool bf16);
+                                bool bf16, std::optional<uint64_t> sample_seed = std::nullopt);
 
 /// Seconds in each part of a step (mlm-bench); the device is synchronised at each boundary.
 struct StepTimes {
@@ -80,13 +81,14 @@ class TrainingStep {
 
   model::MaskedLm model_;
   std::unique_ptr<FusedAdamW> optimizer_;
-  torch::Tensor pending_sums_;  // forward_backward -> apply_update: [4] float64 on the device
+  torch::Tensor pending_sums_;  // forward_backward -> apply_update: [kStepSums] float64, device
   std::vector<torch::Tensor> params_;
   std::shared_ptr<dist::Communicator> comm_;
   std::unique_ptr<dist::GradientReducer> reducer_;
   torch::Device device_;
   bool bf16_;
   double max_grad_norm_;
+  double rtd_weight_;  // lambda of objective rtd, else 0
   GradientHook gradient_hook_;
 };
 

@@ -103,8 +103,9 @@ class OperatorProfile {
 BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& options) {
   if (options.steps < 1) throw UsageError("--steps must be at least 1, got " + std::to_string(options.steps));
   if (options.warmup < 0) throw UsageError("--warmup must be >= 0, got " + std::to_string(options.warmup));
-  if (config.model.objective != config::Objective::mlm) {
-    throw ConfigError("mlm-bench measures the MLM objective; set model.objective: mlm", "model.objective");
+  if (config::trains_sentence_pairs(config.model.objective)) {
+    throw ConfigError("mlm-bench measures the MLM and RTD objectives; set model.objective: mlm or rtd",
+                      "model.objective");
   }
   // One process, whatever the environment says: the step is measured on one rank.
   const auto process = bootstrap(config, Launch::single_process);

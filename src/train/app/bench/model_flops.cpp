@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mlm/model/electra/electra.h"
+
 namespace mlm::train::bench {
 
 double forward_flops_per_token(const config::ModelConfig& model, int64_t seq_len, int64_t vocab,
@@ -12,6 +14,20 @@ double forward_flops_per_token(const config::ModelConfig& model, int64_t seq_len
   const double S = static_cast<double>(seq_len);
   const double V = static_cast<double>(vocab);
   const double p = model.sparse_head ? mlm_probability : 1.0;
+  if (model.architecture == config::Architecture::electra) {
+    // Embedding projection E -> H, BERT layers; the generator's head H -> E and decoder E x V
+    // on the selected positions; under rtd the discriminator too, its head (H^2 + H) on every
+    // token. The sampling's work is O(p V) per token, left out like the loss's.
+    const double E = static_cast<double>(model::electra_embedding_size(model));
+    const auto layers = [&](const config::ModelConfig& m) {
+      const double h = static_cast<double>(m.hidden_size), i = static_cast<double>(m.intermediate_size);
+      return 2 * (h == E ? 0 : E * h) + 2 * static_cast<double>(m.num_hidden_layers) * (4 * h * h + 2 * h * i + 2 * S * h);
+    };
+    if (model.objective != config::Objective::rtd) return layers(model) + 2 * p * (H * E + E * V);
+    const auto g = model::generator_config(model);
+    const double gh = static_cast<double>(g.hidden_size);
+    return layers(g) + 2 * p * (gh * E + E * V) + layers(model) + 2 * (H * H + H);
+  }
   const double head = 2 * p * (H * H + H * V);
   if (model.architecture == config::Architecture::modernbert) {
     // Wqkv + Wo: 4H^2; GeGLU Wi (H x 2I) + Wo: 3HI. A local layer's query sees at most

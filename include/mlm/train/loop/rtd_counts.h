@@ -1,0 +1,44 @@
+#pragma once
+// What replaced-token detection (objective rtd) counts, summed over micro-batches, ranks, a
+// window of steps or an evaluation, and the figures derived from the sums: the discriminator's
+// loss and accuracy per non-padding token, its precision, recall and F1 on the replaced class,
+// and the share of selected positions where the generator's sample was the original token
+// (what makes the task easy or hard).
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+
+#include "mlm/model/masked_lm.h"
+
+namespace mlm::train {
+
+struct RtdCounts {
+  double loss_sum = 0;        // binary cross-entropy over non-padding tokens (nats)
+  double correct = 0;         // tokens called right
+  double true_positives = 0;  // replaced tokens called replaced
+  double predicted = 0;       // tokens called replaced
+  double replaced = 0;        // tokens replaced
+  double generator_hits = 0;  // selected positions whose sample is the original token
+
+  static constexpr int64_t kFields = 6;  // the fields above, in this order
+  static RtdCounts from(const double* values);
+  /// An MlmOutput's rtd_* as kFields float64 values on its device (detached).
+  static torch::Tensor values_of(const model::MlmOutput& out);
+
+  void add(const RtdCounts& other);
+
+  double loss(double tokens) const;      // mean BCE per token
+  double accuracy(double tokens) const;
+  double precision() const;              // 0 when nothing was called replaced
+  double recall() const;                 // 0 when nothing was replaced
+  double f1() const;
+  double generator_accuracy(double masked) const;
+
+  /// {rtd_loss, rtd_accuracy, rtd_precision, rtd_recall, rtd_f1, generator_sample_accuracy},
+  /// each name after `prefix` ("eval_" in evaluation rows).
+  nlohmann::json to_json(double tokens, double masked, const std::string& prefix = "") const;
+};
+
+}  // namespace mlm::train

@@ -1,0 +1,187 @@
+#include "mlm/model/electra/electra_hf.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "../hf/config_json.h"
+#include "mlm/model/hf/export_hf.h"
+#include "mlm/model/hf/hf_directory.h"
+#include "mlm/util/errors.h"
+#include "mlm/util/logging.h"
+
+namespace mlm::model {
+namespace fs = std::filesystem;
+namespace {
+
+const char* kTokenizerFiles[] = {"vocab.txt", "tokenizer.json", "tokenizer.model", "spiece.model"};
+
+nlohmann::json read_config_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw CheckpointError(path + ": cannot read");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw CheckpointError(path + ": cannot parse JSON: " + e.what());
+  }
+}
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// The vocabularies of the two directories must be one: the pair shares its embeddings.
+void require_one_vocabulary(const fs::path& generator, const fs::path& discriminator) {
+  for (const char* name : kTokenizerFiles) {
+    const auto a = generator / name, b = discriminator / name;
+    if (fs::exists(a) && fs::exists(b) && file_bytes(a) != file_bytes(b))
+      throw CheckpointError(b.string() + ": differs from " + a.string() +
+                            "; a generator and its discriminator share one vocabulary");
+  }
+}
+
+std::string network_path(const std::string& dir, const char* network) { return (fs::path(dir) / network).string(); }
+
+}  // namespace
+
+nlohmann::json electra_config_json(const MaskedLmImpl& network, const std::string& architecture) {
+  const auto& c = network.config();
+  nlohmann::json j;
+  j["architectures"] = {architecture};
+  j["model_type"] = "electra";
+  put_common_fields(network, j);
+  j["embedding_size"] = electra_embedding_size(c);
+  j["hidden_act"] = c.hidden_act == config::Activation::gelu ? "gelu" : "gelu_new";
+  j["hidden_dropout_prob"] = c.hidden_dropout_prob;
+  j["attention_probs_dropout_prob"] = c.attention_probs_dropout_prob;
+  j["type_vocab_size"] = c.type_vocab_size;
+  j["layer_norm_eps"] = c.layer_norm_eps;
+  j["pad_token_id"] = network.pad_id();
+  j["position_embedding_type"] = "absolute";
+  // ElectraForSequenceClassification's head, as ElectraConfig's defaults.
+  j["summary_type"] = "first";
+  j["summary_use_proj"] = true;
+  j["summary_activation"] = "gelu";
+  j["summary_last_dropout"] = 0.1;
+  j["classifier_dropout"] = nullptr;
+  j["tie_word_embeddings"] = true;
+  j["torch_dtype"] = "float32";
+  return j;
+}
+
+config::ModelConfig electra_config_from_hf(const nlohmann::json& json, const std::string& path,
+                                           config::ModelConfig c) {
+  const auto architectures = json.value("architectures", nlohmann::json::array());
+  if (architectures.is_array() && !architectures.empty() && architectures[0] == "ElectraForPreTraining")
+    throw CheckpointError(path + ": an ElectraForPreTraining (a discriminator) has no masked-LM head; open the "
+                          "directory holding it and its generator (generator/, discriminator/), or the generator");
+  c.architecture = config::Architecture::electra;
+  c.objective = config::Objective::mlm;
+  take_common_fields(json, path, c);
+  take(json, "embedding_size", c.embedding_size, path);
+  take(json, "hidden_dropout_prob", c.hidden_dropout_prob, path);
+  take(json, "attention_probs_dropout_prob", c.attention_probs_dropout_prob, path);
+  take(json, "type_vocab_size", c.type_vocab_size, path);
+  take(json, "layer_norm_eps", c.layer_norm_eps, path);
+  take_activation(json, "hidden_act", c.hidden_act, path);
+  c.norm = config::NormPosition::post;
+  const std::string positions = json.value("position_embedding_type", "absolute");
+  if (positions != "absolute")
+    throw CheckpointError(path + ": position_embedding_type " + positions + "; mlm-train computes absolute positions");
+  if (!json.value("tie_word_embeddings", true))
+    throw CheckpointError(path + ": tie_word_embeddings is false; mlm-train's decoder is tied to the embeddings");
+  return c;
+}
+
+bool is_electra_pair_dir(const std::string& dir) {
+  return fs::exists(fs::path(dir) / "generator" / "config.json") &&
+         fs::exists(fs::path(dir) / "discriminator" / "config.json");
+}
+
+config::ModelConfig electra_pair_config(const std::string& dir, config::ModelConfig base) {
+  const auto generator_json = network_path(dir, "generator") + "/config.json";
+  const auto discriminator_json = network_path(dir, "discriminator") + "/config.json";
+  auto network_config = [&](const std::string& path) {
+    auto json = read_config_json(path);
+    json["architectures"] = nlohmann::json::array();  // read as a network, whichever it is
+    return electra_config_from_hf(json, path, base);
+  };
+  const auto g = network_config(generator_json);
+  auto d = network_config(discriminator_json);
+  if (g.vocab_size != d.vocab_size)
+    throw CheckpointError(fmt::format("{}: vocab_size {} differs from the generator's {} ({}); a generator and its "
+                                      "discriminator share one vocabulary",
+                                      discriminator_json, d.vocab_size, g.vocab_size, generator_json));
+  require_one_vocabulary(fs::path(dir) / "generator", fs::path(dir) / "discriminator");
+  d.objective = config::Objective::rtd;
+  d.generator_hidden_ratio = static_cast<double>(g.hidden_size) / static_cast<double>(d.hidden_size);
+  d.generator_layers_ratio = static_cast<double>(g.num_hidden_layers) / static_cast<double>(d.num_hidden_layers);
+  const auto derived = config::generator_shape(d);
+  if (derived.num_attention_heads != g.num_attention_heads || derived.intermediate_size != g.intermediate_size)
+    throw CheckpointError(fmt::format(
+        "{}: a generator of width {} with {} heads and intermediate_size {}; mlm-train derives {} heads and {} "
+        "(one head per 64 dimensions, 4 x width)",
+        generator_json, g.hidden_size, g.num_attention_heads, g.intermediate_size, derived.num_attention_heads,
+        derived.intermediate_size));
+  return d;
+}
+
+void write_electra_pair(ElectraForPreTrainingImpl& model, const std::string& dir, WeightFormat format) {
+  const auto pair = to_hf_pair(model);
+  const auto write = [&](const char* network, const nlohmann::json& config_json, const TensorDict& weights) {
+    const auto path = fs::path(dir) / network;
+    std::error_code ec;
+    fs::create_directories(path, ec);
+    if (ec) throw CheckpointError(path.string() + ": cannot create directory: " + ec.message());
+    write_hf_files(path.string(), config_json, weights, format);
+  };
+  write("generator", electra_config_json(*model.generator, "ElectraForMaskedLM"), pair.generator);
+  write("discriminator", electra_config_json(model, "ElectraForPreTraining"), pair.discriminator);
+}
+
+void init_electra_pair(ElectraForPreTrainingImpl& model, const std::string& dir) {
+  if (!is_electra_pair_dir(dir))
+    throw CheckpointError(dir + ": model.init_from of objective rtd is a directory holding generator/ and "
+                          "discriminator/, each a Hugging Face model directory (config.json and weights)");
+  auto ours = model.config();
+  ours.vocab_size = model.vocab_size();
+  const auto theirs = electra_pair_config(dir, ours);
+  const auto generator = generator_config(theirs);
+  const auto our_generator = generator_config(ours);
+  struct Field {
+    const char* what;
+    const char* key;
+    int64_t ours, theirs;
+  };
+  const Field fields[] = {
+      {"vocab_size", "model.vocab_size", ours.vocab_size, theirs.vocab_size},
+      {"embedding_size", "model.embedding_size", electra_embedding_size(ours), electra_embedding_size(theirs)},
+      {"hidden_size", "model.hidden_size", ours.hidden_size, theirs.hidden_size},
+      {"num_hidden_layers", "model.num_hidden_layers", ours.num_hidden_layers, theirs.num_hidden_layers},
+      {"num_attention_heads", "model.num_attention_heads", ours.num_attention_heads, theirs.num_attention_heads},
+      {"intermediate_size", "model.intermediate_size", ours.intermediate_size, theirs.intermediate_size},
+      {"max_position_embeddings", "model.max_position_embeddings", ours.max_position_embeddings,
+       theirs.max_position_embeddings},
+      {"type_vocab_size", "model.type_vocab_size", ours.type_vocab_size, theirs.type_vocab_size},
+      {"generator hidden_size", "model.generator_hidden_ratio", our_generator.hidden_size, generator.hidden_size},
+      {"generator num_hidden_layers", "model.generator_layers_ratio", our_generator.num_hidden_layers,
+       generator.num_hidden_layers}};
+  std::string differences;
+  for (const auto& f : fields)
+    if (f.ours != f.theirs)
+      differences += fmt::format("{}{} {} (this run: {} gives {})", differences.empty() ? "" : ", ", f.what, f.theirs,
+                                 f.key, f.ours);
+  if (!differences.empty())
+    throw CheckpointError(dir + ": the ELECTRA pair it holds differs from this model: " + differences);
+  const auto generator_dir = network_path(dir, "generator"), discriminator_dir = network_path(dir, "discriminator");
+  ElectraHfPair pair{read_hf_weights(generator_dir), read_hf_weights(discriminator_dir)};
+  load_hf_pair(model, pair, find_hf_weights(generator_dir), find_hf_weights(discriminator_dir));
+  log::info("model", "initialised the ELECTRA pair from {}", dir);
+}
+
+}  // namespace mlm::model
