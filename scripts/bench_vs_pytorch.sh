@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mlm-bench against three PyTorch peers (scripts/peers/, run on the project venv's torch) at the
+# mlm-bench against PyTorch peers (scripts/peers/, run on the project venv's torch) at the
 # same shapes, precision and thread count, run ALTERNATELY in rounds, the order rotated every
 # round (the machines are shared and noisy: only ratios measured side by side mean anything):
 #   hf             Hugging Face BertForMaskedLM as a transformers user trains it (SDPA, labels
@@ -8,10 +8,14 @@
 #   eager          hand-written eager PyTorch (fused QKV, SDPA, sparse head, last layer on the
 #                  masked positions, fused AdamW)                    scripts/peers/eager_bert.py
 #   eager-compile  the same under torch.compile (compile time reported apart, not timed)
+#   electra        (electra shapes only) transformers' ELECTRA generator and discriminator as
+#                  the community scripts train them (Gumbel sampling, mlm + 50 rtd, shared
+#                  embeddings, SDPA, fused AdamW)                    scripts/peers/electra_peer.py
 # Prints every round's figures and, per shape, the median ratio of mlm-bench's tokens/s to each
 # peer's and to the faster of eager and eager-compile in each round.
 #
-#   scripts/bench_vs_pytorch.sh [mini|base|modernbert|all] [--fp32|--bf16] [--pipeline]
+#   scripts/bench_vs_pytorch.sh [mini|base|modernbert|electra-small|electra-base|electra|all]
+#                               [--fp32|--bf16] [--pipeline]
 #                               [--rounds N] [--steps N] [--threads N] [--build-dir DIR]
 #
 #   mini: 4 layers, hidden 256, 4 heads, I 1024, vocab 30522, batch 32, seq 128, mlm prob 0.15
@@ -19,13 +23,20 @@
 #   modernbert: the published modernbert-base shape (22 layers, hidden 768, 12 heads, GeGLU
 #         I 1152, vocab 50368, mlm prob 0.30) at seq 128 (batch 16) and seq 1024 (batch 2), 2
 #         warm-up and 2 timed steps; mlm-bench on configs/modernbert-base.yaml against the hf peer only
+#   electra-small: ELECTRA's small pair: discriminator 12 layers, hidden 256, 4 heads, I 1024,
+#         embedding 128; generator hidden 64 (1/4), 1 head, I 256, 12 layers; vocab 30522, batch
+#         32, seq 128, mlm prob 0.15, 85% [MASK] / 15% kept; mlm-bench with model.objective=rtd
+#         against the electra peer only
+#   electra-base: discriminator 12 layers, hidden 768, 12 heads, I 3072, embedding 768; generator
+#         hidden 256 (1/3), 4 heads, I 1024, 12 layers; batch 16, the rest as electra-small
+#   electra: electra-small and electra-base
 #   all: mini and base
 #   precision: bf16 (ours train.precision=bf16, peers --bf16) when the CPU has AVX512-BF16,
 #              else fp32 (bf16 products take a scalar fallback there); --fp32 / --bf16 force it
 #   --pipeline: instead of the peers, mlm-bench --data (tokenizer, streaming dataset, masking
 #               on the sample corpus) against mlm-bench on synthetic ids, same shape, with the
 #               sample tokenizer's vocabulary (configs/mini.yaml; scripts/get_sample_corpus.sh);
-#               BERT shapes only
+#               BERT MLM shapes only
 #
 # Environment: PYTHON (default: the project venv, .venv/bin/python, made by scripts/setup.sh).
 # Builds mlm-bench in the build directory when it is missing.
@@ -41,7 +52,7 @@ threads=""
 build="${MLM_BUILD_DIR:-$root/build}"
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    mini|base|modernbert|all) which_shapes="$1" ;;
+    mini|base|modernbert|electra-small|electra-base|electra|all) which_shapes="$1" ;;
     --fp32) precision=fp32 ;;
     --bf16) precision=bf16 ;;
     --pipeline) pipeline=1 ;;
@@ -55,7 +66,7 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "error: --rounds must be a positive integer" >&2; exit 2; }
-if ((pipeline)) && [[ "$which_shapes" == modernbert ]]; then
+if ((pipeline)) && [[ "$which_shapes" == modernbert || "$which_shapes" == electra* ]]; then
   echo "error: --pipeline runs the BERT shapes (mini, base) only" >&2
   exit 2
 fi
@@ -109,6 +120,18 @@ shape_args() {
     base) echo "12 768 12 3072 30522 16 128 0.15 3 1" ;;
     modernbert-128) echo "22 768 12 1152 50368 16 128 0.3 2 2" ;;
     modernbert-1024) echo "22 768 12 1152 50368 2 1024 0.3 2 2" ;;
+    electra-small) echo "12 256 4 1024 30522 32 128 0.15 5 1" ;;
+    electra-base) echo "12 768 12 3072 30522 16 128 0.15 3 1" ;;
+  esac
+}
+
+# ELECTRA's name -> embedding generator-hidden generator-heads generator-intermediate, and the
+# generator's hidden size as mlm-train's ratio of the discriminator's (1/3 to 16 digits: 768
+# times it is 256.0 in double precision)
+electra_args() {
+  case "$1" in
+    electra-small) echo "128 64 1 256 0.25" ;;
+    electra-base) echo "768 256 4 1024 0.3333333333333333" ;;
   esac
 }
 
@@ -179,6 +202,17 @@ run_shape() {
       train.micro_batch_size="$batch" data.seq_len="$seq" masking.mlm_probability="$mlm_prob"
       "${run[@]}")
   fi
+  local electra=() about=""
+  if [[ "$name" == electra-* ]]; then
+    local embedding gen_hidden gen_heads gen_inter ratio
+    read -r embedding gen_hidden gen_heads gen_inter ratio <<<"$(electra_args "$name")"
+    ours+=(model.objective=rtd model.embedding_size="$embedding" model.generator_hidden_ratio="$ratio"
+      model.generator_layers_ratio=1.0 model.rtd_weight=50 model.rtd_temperature=1.0
+      model.embedding_sharing=shared masking.mask_replace_prob=0.85 masking.random_replace_prob=0)
+    electra=(--embedding "$embedding" --gen-hidden "$gen_hidden" --gen-heads "$gen_heads"
+      --gen-intermediate "$gen_inter" --gen-layers "$layers" --rtd-weight 50)
+    about=" E=$embedding, generator H=$gen_hidden A=$gen_heads I=$gen_inter"
+  fi
   local shape=(--layers "$layers" --hidden "$hidden" --heads "$heads" --intermediate "$inter"
     --vocab "$vocab" --batch "$batch" --seq "$seq" --steps "$n" --warmup "$warmup" --mlm-prob "$mlm_prob"
     --threads "$threads")
@@ -193,6 +227,10 @@ run_shape() {
     labels=(mlm-bench hf)
     cmd_0=("${ours[@]}")
     cmd_1=("$python" "$peers/hf_modernbert.py" "${shape[@]}")
+  elif [[ "$name" == electra-* ]]; then  # no other ELECTRA peer
+    labels=(mlm-bench electra)
+    cmd_0=("${ours[@]}")
+    cmd_1=("$python" "$peers/electra_peer.py" "${shape[@]}" "${electra[@]}")
   else
     labels=(mlm-bench hf eager eager-compile)
     cmd_0=("${ours[@]}")
@@ -202,7 +240,7 @@ run_shape() {
   fi
   local count=${#labels[@]}
 
-  echo "== $name: L=$layers H=$hidden A=$heads I=$inter V=$our_vocab B=$batch S=$seq p=$mlm_prob" \
+  echo "== $name: L=$layers H=$hidden A=$heads I=$inter V=$our_vocab B=$batch S=$seq p=$mlm_prob$about" \
        "$precision, $threads threads, $warmup warm-up + $n timed steps, $rounds rounds" \
        "(load: $(cut -d' ' -f1-3 /proc/loadavg))"
   local records=()
@@ -229,5 +267,7 @@ case "$which_shapes" in
   mini) run_shape mini ;;
   base) run_shape base ;;
   modernbert) run_shape modernbert-128; run_shape modernbert-1024 ;;
+  electra-small|electra-base) run_shape "$which_shapes" ;;
+  electra) run_shape electra-small; run_shape electra-base ;;
   all) run_shape mini; run_shape base ;;
 esac

@@ -1,6 +1,7 @@
 """Shared by the PyTorch peers of scripts/bench_vs_pytorch.sh (hf_bert.py, eager_bert.py,
-hf_modernbert.py): command line, synthetic batch, AdamW parameter groups, the transformers
-Trainer's step, timing loop, peak GEMM rate, FLOP count and the one JSON line each peer prints.
+hf_modernbert.py, electra_peer.py): command line, synthetic batch, AdamW parameter groups, the
+transformers Trainer's step, timing loop, peak GEMM rate, FLOP count and the one JSON line each
+peer prints.
 
 The JSON line: peer, tokens_per_s, step_s, params, loss, peak_gflops, mfu (and what a peer adds,
 e.g. compile_s). MFU = tokens_per_s * 3 * forward FLOPs per token / peak, with
@@ -8,8 +9,9 @@ forward = 2L(4H^2 + 2HI) + 4LSH + 2p(H^2 + HV): p is the MLM probability for a h
 the masked positions only, 1 for a dense head that scores every position. ModernBERT's GeGLU
 feed-forward block has Wi of H x 2I, so its 2HI becomes 3HI; its sliding-window layers are
 counted at the full S as well (what a dense kernel under a window mask, SDPA's included, computes;
-a windowed kernel would do about min(S, window + 1) / S of that term). The peak is the best of a
-few 2048^3 products in the run's dtype, measured in the same process.
+a windowed kernel would do about min(S, window + 1) / S of that term). ELECTRA's peer counts
+its two models itself (electra_peer.forward_flops_per_token). The peak is the best of a few
+2048^3 products in the run's dtype, measured in the same process.
 """
 import argparse
 import contextlib
@@ -151,13 +153,16 @@ def forward_flops_per_token(L, H, I, S, V, p, glu=False):
     return 2 * L * (4 * H * H + ffn * H * I) + 4 * L * S * H + 2 * p * (H * H + H * V)
 
 
-def report(peer, a, step_s, loss, params, head_fraction, glu=False, **extra):
+def report(peer, a, step_s, loss, params, head_fraction, glu=False, forward_flops=None, **extra):
     """Prints the JSON line; head_fraction is p of the FLOP formula (mlm_prob or 1), glu as in
-    forward_flops_per_token."""
+    forward_flops_per_token; forward_flops, the forward FLOPs per token, replaces that formula
+    for a peer whose model it does not describe."""
     tokens_per_s = a.batch * a.seq / step_s
     peak = peak_gflops(torch.bfloat16 if a.bf16 else torch.float32)
-    flops = 3 * forward_flops_per_token(a.layers, a.hidden, a.intermediate, a.seq, a.vocab,
-                                        head_fraction, glu)
+    if forward_flops is None:
+        forward_flops = forward_flops_per_token(a.layers, a.hidden, a.intermediate, a.seq, a.vocab,
+                                                head_fraction, glu)
+    flops = 3 * forward_flops
     out = {"peer": peer, "tokens_per_s": round(tokens_per_s, 1), "step_s": round(step_s, 4),
            "params": params, "loss": round(loss, 4), "peak_gflops": round(peak, 1),
            "mfu": round(tokens_per_s * flops / (peak * 1e9), 4)}

@@ -18,6 +18,13 @@ object on stdout, which the C++ test compares with what mlm-train's own tools gi
                                   ModernBertForMaskedLM's logits, loss and gradients on
                                   DIR/batch.safetensors, in DIR/reference.safetensors (sdpa unless
                                   eager is given)
+  save_electra DIR VOCAB [gdes]   a seeded small ELECTRA pair as the hub holds Google's:
+                                  DIR/generator (ElectraForMaskedLM), DIR/discriminator
+                                  (ElectraForPreTraining), equal embeddings (gdes: the
+                                  discriminator's word embeddings off by a delta)
+  electra_reference DIR LAMBDA    the ELECTRA step of DIR/generator and DIR/discriminator (shared
+                                  embeddings) on DIR/batch.safetensors: logits, losses and
+                                  gradients in DIR/reference.safetensors
 """
 import inspect
 import json
@@ -118,6 +125,39 @@ def save_modernbert(directory, vocab_size):
                 module.weight.normal_(1, 0.2)
     model.save_pretrained(directory)
     return {"saved": directory}
+
+
+def save_electra(directory, vocab_size, sharing="shared"):
+    """A seeded small generator and discriminator (transformers' own init) laid out as the hub
+    holds Google's pairs (google/electra-small-generator and -discriminator): each its own
+    save_pretrained. Their embeddings are equal, as a pair trained with shared embeddings holds
+    them; with gdes (DeBERTa-v3's gradient-disentangled sharing) the discriminator's word
+    embeddings are the generator's plus a delta, as such a run exports them."""
+    if sharing not in ("shared", "gdes"):
+        fail(f"embedding sharing '{sharing}': expected shared or gdes")
+    torch.manual_seed(1234)
+    common = {"vocab_size": int(vocab_size), "embedding_size": 32, "max_position_embeddings": 64,
+              "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0, "pad_token_id": 0}
+    discriminator = transformers.ElectraForPreTraining(transformers.ElectraConfig(
+        hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=256, **common))
+    generator = transformers.ElectraForMaskedLM(transformers.ElectraConfig(
+        hidden_size=16, num_hidden_layers=2, num_attention_heads=1, intermediate_size=64, **common))
+    with torch.no_grad():  # a trained-looking pair: a load that skips a tensor shows in the scores
+        generator.generator_lm_head.bias.normal_(0, 0.5)
+        head = discriminator.discriminator_predictions
+        for bias in (head.dense.bias, head.dense_prediction.bias):
+            bias.normal_(0, 0.5)
+        for module in (*generator.modules(), *discriminator.modules()):
+            if isinstance(module, torch.nn.LayerNorm):
+                module.weight.normal_(1, 0.2)
+        # In place: the generator's head stays tied to its word embeddings.
+        generator.electra.embeddings.load_state_dict(discriminator.electra.embeddings.state_dict())
+        if sharing == "gdes":
+            words = discriminator.electra.embeddings.word_embeddings.weight
+            words.add_(torch.randn_like(words) * 0.02)
+    generator.save_pretrained(f"{directory}/generator")
+    discriminator.save_pretrained(f"{directory}/discriminator")
+    return {"generator": f"{directory}/generator", "discriminator": f"{directory}/discriminator"}
 
 
 # name: (format, shard size)
@@ -236,22 +276,113 @@ def modernbert_reference(directory, attention="sdpa"):
     return {"selected": count, "loss_sum": loss_sum.item(), "params": params}
 
 
+def electra_reference(directory, rtd_weight):
+    """The parity reference of mlm-train's ELECTRA objective: one fp32 step of the generator
+    (ElectraForMaskedLM, DIR/generator) and the discriminator (ElectraForPreTraining,
+    DIR/discriminator) with ELECTRA's shared embeddings (one module, so both losses reach it),
+    eager attention, in train() mode (the configs' dropouts must be 0), on DIR/batch.safetensors:
+    input_ids, attention_mask, token_type_ids [B, S] (what the generator sees), masked_positions
+    [M] (b * S + s, ascending), masked_labels [M] and samples [M] (the generator's replacements,
+    given, so that nothing is sampled here).
+
+    The discriminator reads input_ids with the samples at the masked positions and is scored
+    against input_ids with the labels there (a sample equal to its label is no replacement);
+    backward of mlm_loss_sum / M + LAMBDA * rtd_loss_sum / tokens (tokens: attention_mask's ones).
+    Writes DIR/reference.safetensors: mlm_logits [M, V], mlm_loss_sum, mlm_correct, rtd_logits
+    [B, S], rtd_loss_sum (BCE over the tokens), replaced [B, S] (the discriminator's targets) and
+    the gradient of every parameter as generator.<name> (the shared embeddings' among them, the
+    tied head weight once, as the word embeddings') and discriminator.<name> (its own, the
+    embeddings left out). Returns the counts, the losses and params (the gradient tensors)."""
+    from safetensors.torch import load_file, save_file
+
+    generator = load_electra(f"{directory}/generator", transformers.ElectraForMaskedLM)
+    discriminator = load_electra(f"{directory}/discriminator", transformers.ElectraForPreTraining)
+    if generator.generator_lm_head.weight is not generator.electra.embeddings.word_embeddings.weight:
+        fail(f"{directory}/generator: generator_lm_head.weight is not tied to the word embeddings")
+    theirs = discriminator.electra.embeddings.state_dict()
+    differ = sorted(name for name, tensor in generator.electra.embeddings.state_dict().items()
+                    if name not in theirs or not torch.equal(tensor, theirs[name]))
+    if differ:
+        fail(f"{directory}: the generator's and the discriminator's embeddings differ ({', '.join(differ)}):"
+             " not a pair with shared embeddings")
+    discriminator.electra.embeddings = generator.electra.embeddings
+
+    batch = load_file(f"{directory}/batch.safetensors")
+    ids, padding, types = batch["input_ids"], batch["attention_mask"], batch["token_type_ids"]
+    positions, labels, samples = batch["masked_positions"], batch["masked_labels"], batch["samples"]
+    count, tokens = positions.numel(), int(padding.sum())
+    if count == 0:
+        fail(f"{directory}/batch.safetensors masks no position")
+    original = ids.reshape(-1).index_put((positions,), labels).view_as(ids)
+    corrupted = ids.reshape(-1).index_put((positions,), samples).view_as(ids)
+    replaced = corrupted.ne(original).float()
+
+    generator.train()
+    discriminator.train()
+    logits = generator(input_ids=ids, attention_mask=padding, token_type_ids=types).logits
+    mlm_logits = logits.reshape(-1, logits.size(-1)).index_select(0, positions)
+    mlm_loss_sum = torch.nn.functional.cross_entropy(mlm_logits, labels, reduction="sum")
+    rtd_logits = discriminator(input_ids=corrupted, attention_mask=padding, token_type_ids=types).logits
+    tokens_at = padding.bool()
+    rtd_loss_sum = torch.nn.functional.binary_cross_entropy_with_logits(
+        rtd_logits[tokens_at], replaced[tokens_at], reduction="sum")
+    loss = mlm_loss_sum / count + float(rtd_weight) * rtd_loss_sum / tokens
+    loss.backward()
+
+    out = {"mlm_logits": mlm_logits.detach(), "mlm_loss_sum": mlm_loss_sum.detach(),
+           "mlm_correct": (mlm_logits.argmax(-1) == labels).sum().to(torch.int64),
+           "rtd_logits": rtd_logits.detach(), "rtd_loss_sum": rtd_loss_sum.detach(), "replaced": replaced}
+    grads = [(f"generator.{name}", p) for name, p in generator.named_parameters()]  # tied: once
+    grads += [(f"discriminator.{name}", p) for name, p in discriminator.named_parameters()
+              if not name.startswith("electra.embeddings.")]
+    for name, p in grads:
+        out[name] = p.grad if p.grad is not None else torch.zeros_like(p)
+    save_file({k: v.contiguous() for k, v in out.items()}, f"{directory}/reference.safetensors")
+    return {"masked": count, "tokens": tokens, "replaced": int(replaced.sum()),
+            "mlm_loss_sum": mlm_loss_sum.item(), "rtd_loss_sum": rtd_loss_sum.item(),
+            "loss": loss.item(), "params": len(grads)}
+
+
+def load_electra(directory, cls):
+    """cls (ElectraForMaskedLM or ElectraForPreTraining) from DIR in fp32 with eager attention;
+    key problems end the process as load_checked says."""
+    config = quiet_config(directory, "eager")
+    if config.model_type != "electra":
+        fail(f"{directory}/config.json: model_type '{config.model_type}', expected electra")
+    dropouts = {k: getattr(config, k) for k in ("hidden_dropout_prob", "attention_probs_dropout_prob")}
+    if any(dropouts.values()):
+        fail(f"{directory}/config.json: the reference runs in train() mode, dropouts must be 0: {dropouts}")
+    return load_checked(cls, directory, config, "eager", tied="generator_lm_head.weight")
+
+
 def load_modernbert(directory, attention):
-    """ModernBertForMaskedLM from DIR in fp32; any key problem but the tied (absent) decoder
-    weight ends the process with one line on stderr."""
-    transformers.utils.logging.set_verbosity_error()  # keep stderr to that one line
-    transformers.utils.logging.disable_progress_bar()
-    config = transformers.AutoConfig.from_pretrained(directory, attn_implementation=attention)
+    """ModernBertForMaskedLM from DIR in fp32; key problems end the process as load_checked says."""
+    config = quiet_config(directory, attention)
     if config.model_type != "modernbert":
         fail(f"{directory}/config.json: model_type '{config.model_type}', expected modernbert")
     dropouts = {k: getattr(config, k) for k in ("embedding_dropout", "attention_dropout", "mlp_dropout")}
     if any(dropouts.values()):
         fail(f"{directory}/config.json: the reference runs in train() mode, dropouts must be 0: {dropouts}")
+    return load_checked(transformers.ModernBertForMaskedLM, directory, config, attention, tied="decoder.weight")
+
+
+def quiet_config(directory, attention):
+    """DIR's config with the attention implementation set; transformers' logging and progress
+    bars off, so that a failure leaves stderr one line."""
+    transformers.utils.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+    return transformers.AutoConfig.from_pretrained(directory, attn_implementation=attention)
+
+
+def load_checked(cls, directory, config, attention, tied):
+    """cls.from_pretrained(DIR) in fp32; any key problem but the tied (absent) head weight `tied`,
+    or another attention implementation than the one asked for, ends the process with one line
+    on stderr."""
     # ignore_mismatched_sizes: a wrong shape is reported below instead of raised with a table.
-    model, info = transformers.ModernBertForMaskedLM.from_pretrained(
+    model, info = cls.from_pretrained(
         directory, config=config, dtype=torch.float32, output_loading_info=True, ignore_mismatched_sizes=True)
     problems = {
-        "missing": sorted(set(info["missing_keys"]) - {"decoder.weight"}),
+        "missing": sorted(set(info["missing_keys"]) - {tied}),
         "unexpected": sorted(info["unexpected_keys"]),
         "mismatched": sorted(f"{k} {list(file)} in the file, {list(ours)} in the model"
                              for k, file, ours in info["mismatched_keys"]),
@@ -259,7 +390,7 @@ def load_modernbert(directory, attention):
     }
     problems = {k: v for k, v in problems.items() if v}
     if problems:
-        fail(f"{directory}: the weights do not load as ModernBertForMaskedLM: {json.dumps(problems)}")
+        fail(f"{directory}: the weights do not load as {cls.__name__}: {json.dumps(problems)}")
     if model.config._attn_implementation != attention:
         fail(f"asked for {attention} attention, transformers chose {model.config._attn_implementation}")
     return model
@@ -322,6 +453,10 @@ def main(argv):
         result = hub_bert(*args)
     elif command == "modernbert_reference":
         result = modernbert_reference(*args)
+    elif command == "save_electra":
+        result = save_electra(*args)
+    elif command == "electra_reference":
+        result = electra_reference(*args)
     else:
         raise SystemExit(f"unknown command {command}")
     print(json.dumps(result))
