@@ -206,7 +206,7 @@ run_shape() {
   if [[ "$name" == electra-* ]]; then
     local embedding gen_hidden gen_heads gen_inter ratio
     read -r embedding gen_hidden gen_heads gen_inter ratio <<<"$(electra_args "$name")"
-    ours+=(model.objective=rtd model.embedding_size="$embedding" model.generator_hidden_ratio="$ratio"
+    ours+=(model.architecture=electra model.objective=rtd model.embedding_size="$embedding" model.generator_hidden_ratio="$ratio"
       model.generator_layers_ratio=1.0 model.rtd_weight=50 model.rtd_temperature=1.0
       model.embedding_sharing=shared masking.mask_replace_prob=0.85 masking.random_replace_prob=0)
     electra=(--embedding "$embedding" --gen-hidden "$gen_hidden" --gen-heads "$gen_heads"

@@ -42,6 +42,7 @@ SavedModel open_checkpoint(const fs::path& dir, const config::RunConfig& config)
   verify_checkpoint_dir(dir, checkpoint_required_files());
   auto model_config = config::load_config((dir / "config.yaml").string()).model;
   model_config.init_from.clear();
+  model_config.rtd_temperature = config.model.rtd_temperature;  // how to evaluate, not the weights
   auto tokenizer = load_tokenizer(dir, config);
   require_same_vocabulary(tokenizer, model_config.vocab_size, (dir / "config.yaml").string());
   auto model = model::make_masked_lm(model_config, tokenizer.size(), tokenizer.vocab().ids.pad);

@@ -21,7 +21,9 @@ struct SavedModel {
 /// Opens `dir`. The architecture comes from the directory (a checkpoint's config.yaml, a
 /// Hugging Face config.json on top of config.model); the tokenizer is the directory's own
 /// copy, else config.tokenizer.model. config.model.objective decides whether the NSP head is
-/// built. UsageError for a directory that is neither kind; CheckpointError naming the file
+/// built. The sampling temperature of an ELECTRA pair is config.model.rtd_temperature (how
+/// to evaluate, not part of the weights). A directory holding generator/ and discriminator/ is
+/// an exported ELECTRA pair. UsageError for a directory that is neither kind; CheckpointError naming the file
 /// for an incomplete checkpoint, damaged weights, weights that disagree with config.json, or
 /// a tokenizer whose vocabulary size differs from the model's.
 SavedModel open_saved_model(const std::filesystem::path& dir, const config::RunConfig& config);
