@@ -5,6 +5,13 @@ object on stdout, which the C++ test compares with what mlm-train's own tools gi
 
   load CLASS DIR...               from_pretrained with output_loading_info: key problems
   score BATCHES DIR...            masked loss and accuracy on mlm-data --json batches
+  score_electra BATCHES DIR...    an exported ELECTRA pair (DIR/generator, DIR/discriminator) on
+                                  the same batches: the generator's masked loss and accuracy; the
+                                  discriminator on the batch with the generator's argmax at the
+                                  masked positions (what mlm-eval samples at
+                                  model.rtd_temperature=1e-6): rtd_loss per token, accuracy,
+                                  precision, recall and F1 on the replaced class over the
+                                  non-padding tokens, generator_sample_accuracy
   save_modernbert DIR VOCAB       a seeded small ModernBertForMaskedLM (transformers' own init, a
                                   random decoder bias) saved in DIR
   save ROOT VOCAB                 a seeded small BertForMaskedLM in ROOT/<layout> for each layout
@@ -46,11 +53,9 @@ def load(directory, class_name):
     }
 
 
-@torch.no_grad()
-def score(directory, batches_path):
-    model = transformers.AutoModelForMaskedLM.from_pretrained(directory, dtype=torch.float32).eval()
+def read_batches(batches_path, model):
+    """Each mlm-data --json batch of BATCHES as (inputs for model's forward, labels)."""
     takes_token_types = "token_type_ids" in inspect.signature(model.forward).parameters
-    loss_sum, correct, count = 0.0, 0, 0
     with open(batches_path) as f:
         for line in f:
             batch = json.loads(line)
@@ -59,15 +64,77 @@ def score(directory, batches_path):
             # ModernBertForMaskedLM has no token types: its **kwargs would swallow them unread.
             if "token_type_ids" in batch and takes_token_types:
                 inputs["token_type_ids"] = torch.tensor(batch["token_type_ids"])
-            logits = model(**inputs).logits.double()
-            labels = torch.tensor(batch["labels"])
-            selected = labels != -100
-            picked = logits[selected]
-            target = labels[selected]
-            loss_sum += torch.nn.functional.cross_entropy(picked, target, reduction="sum").item()
-            correct += (picked.argmax(-1) == target).sum().item()
-            count += int(selected.sum())
-    return {"mlm_loss": loss_sum / count, "masked_accuracy": correct / count, "num_masked": count}
+            yield inputs, torch.tensor(batch["labels"])
+
+
+class MaskedLmScore:
+    """Loss sum and correct argmax over the masked positions (labels != -100) of batches."""
+
+    def __init__(self):
+        self.loss_sum, self.correct, self.count = 0.0, 0, 0
+
+    def add(self, logits, labels):
+        """Adds one batch; returns the argmax of logits at every position [B, S]."""
+        selected = labels != -100
+        picked = logits.double()[selected]
+        target = labels[selected]
+        self.loss_sum += torch.nn.functional.cross_entropy(picked, target, reduction="sum").item()
+        predicted = logits.argmax(-1)
+        self.correct += (predicted[selected] == target).sum().item()
+        self.count += int(selected.sum())
+        return predicted
+
+    def result(self):
+        return {"mlm_loss": self.loss_sum / self.count, "masked_accuracy": self.correct / self.count,
+                "num_masked": self.count}
+
+
+@torch.no_grad()
+def score(directory, batches_path):
+    model = transformers.AutoModelForMaskedLM.from_pretrained(directory, dtype=torch.float32).eval()
+    mlm = MaskedLmScore()
+    for inputs, labels in read_batches(batches_path, model):
+        mlm.add(model(**inputs).logits, labels)
+    return mlm.result()
+
+
+@torch.no_grad()
+def score_electra(directory, batches_path):
+    """score for an exported pair: the generator's masked loss and accuracy, then the
+    discriminator on the batch corrupted by the generator's argmax at the masked positions
+    (Gumbel-max sampling as the temperature goes to 0: mlm-eval --set
+    model.rtd_temperature=1e-6), scored as mlm-train scores replaced-token detection."""
+    generator = transformers.ElectraForMaskedLM.from_pretrained(
+        f"{directory}/generator", dtype=torch.float32).eval()
+    discriminator = transformers.ElectraForPreTraining.from_pretrained(
+        f"{directory}/discriminator", dtype=torch.float32).eval()
+    mlm = MaskedLmScore()
+    loss_sum, tokens, correct, true_positives, predicted, replaced, sampled_right = 0.0, 0, 0, 0, 0, 0, 0
+    for inputs, labels in read_batches(batches_path, generator):
+        samples = mlm.add(generator(**inputs).logits, labels)
+        selected = labels != -100
+        ids = inputs["input_ids"]
+        corrupted = torch.where(selected, samples, ids)
+        # A sample equal to the original token is no replacement.
+        is_replaced = corrupted != torch.where(selected, labels, ids)
+        logits = discriminator(**{**inputs, "input_ids": corrupted}).logits
+        counted = inputs["attention_mask"] == 1  # [CLS] and [SEP] too, padding not
+        logits, is_replaced = logits[counted].double(), is_replaced[counted]
+        loss_sum += torch.nn.functional.binary_cross_entropy_with_logits(
+            logits, is_replaced.double(), reduction="sum").item()
+        calls = logits > 0
+        tokens += int(counted.sum())
+        correct += (calls == is_replaced).sum().item()
+        true_positives += (calls & is_replaced).sum().item()
+        predicted += calls.sum().item()
+        replaced += is_replaced.sum().item()
+        sampled_right += (samples[selected] == labels[selected]).sum().item()
+    precision = true_positives / predicted if predicted else 0.0
+    recall = true_positives / replaced if replaced else 0.0
+    return {**mlm.result(), "tokens": tokens, "rtd_loss": loss_sum / tokens, "rtd_accuracy": correct / tokens,
+            "rtd_precision": precision, "rtd_recall": recall,
+            "rtd_f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
+            "generator_sample_accuracy": sampled_right / mlm.count}
 
 
 def save(directory, vocab_size, weight_format, shard_size=None):
@@ -439,6 +506,8 @@ def main(argv):
         result = {d: load(d, args[0]) for d in args[1:]}
     elif command == "score":
         result = {d: score(d, args[0]) for d in args[1:]}
+    elif command == "score_electra":
+        result = {d: score_electra(d, args[0]) for d in args[1:]}
     elif command == "save":
         result = {name: save(f"{args[0]}/{name}", args[1], *layout) for name, layout in LAYOUTS.items()}
     elif command == "save_modernbert":
