@@ -179,7 +179,7 @@ TEST(HfDirectory, ConfigJsonShapesThatDisagreeAreOneErrorListingEach) {
       << message;
   std::ofstream(dir.file("config.json")) << R"({"model_type": "roberta"})";
   const auto roberta = error_of([&] { init_from_pretrained(model, dir.path.string()); });
-  EXPECT_NE(roberta.find("model_type is \"roberta\"; mlm-train reads BERT and ModernBERT models"), std::string::npos)
+  EXPECT_NE(roberta.find("model_type is \"roberta\"; mlm-train reads BERT, ModernBERT and ELECTRA models"), std::string::npos)
       << roberta;
   std::ofstream(dir.file("config.json")) << R"({"model_type": "bert", "hidden_size": "wide"})";
   EXPECT_NE(error_of([&] { init_from_pretrained(model, dir.path.string()); }).find("hidden_size is \"wide\""),
