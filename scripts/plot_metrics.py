@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Draws a run's metrics.jsonl: loss, masked-token accuracy and learning rate against steps
-(train rows, and eval rows as markers), into RUN_DIR/metrics.png.
+(train rows, and eval rows as markers), into RUN_DIR/metrics.png. An ELECTRA run (objective
+rtd) gets a fourth panel, the discriminator's F1 and accuracy and the share of masked
+positions the generator sampled right; its loss panel shows the generator's MLM loss.
 
     .venv/bin/python scripts/plot_metrics.py RUN_DIR [--output FILE]
 
@@ -47,23 +49,38 @@ def main():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax_loss, ax_acc, ax_lr) = plt.subplots(3, 1, figsize=(8, 10), sharex=True)
+    rtd = any("rtd_f1" in r for r in train + evals)
+    fig, axes = plt.subplots(4 if rtd else 3, 1, figsize=(8, 13 if rtd else 10), sharex=True)
+    ax_loss, ax_acc, ax_lr = axes[:3]
     steps = [r["step"] for r in train]
+    # null = a logging window of skipped (non-finite) steps only: a gap in the line
+    def column(rows, key):
+        return [float("nan") if r.get(key) is None else r[key] for r in rows]
     if train:
-        # null = a logging window of skipped (non-finite) steps only: a gap in the line
-        def column(key):
-            return [float("nan") if r.get(key) is None else r[key] for r in train]
-        ax_loss.plot(steps, column("loss"), label="train", linewidth=1)
-        ax_acc.plot(steps, column("mlm_accuracy"), label="train", linewidth=1)
+        # An rtd row's "loss" is mlm + lambda * rtd; its mlm_loss is what eval_loss measures.
+        ax_loss.plot(steps, column(train, "mlm_loss" if rtd else "loss"), label="train", linewidth=1)
+        ax_acc.plot(steps, column(train, "mlm_accuracy"), label="train", linewidth=1)
         ax_lr.plot(steps, [r["lr"] for r in train], color="tab:green", linewidth=1)
     if evals:
         eval_steps = [r["step"] for r in evals]
         ax_loss.plot(eval_steps, [r["eval_loss"] for r in evals], "o-", label="validation")
         ax_acc.plot(eval_steps, [r["eval_mlm_accuracy"] for r in evals], "o-", label="validation")
-    ax_loss.set_ylabel("MLM loss (nats / masked token)")
+    if rtd:
+        ax_rtd = axes[3]
+        figures = [("rtd_f1", "discriminator F1 (replaced)"), ("rtd_accuracy", "discriminator accuracy"),
+                   ("generator_sample_accuracy", "generator sampled the original")]
+        for key, label in figures:
+            line = ax_rtd.plot(steps, column(train, key), label=label, linewidth=1)[0]
+            if evals:
+                ax_rtd.plot([r["step"] for r in evals], column(evals, "eval_" + key), "o",
+                            color=line.get_color())
+        ax_rtd.set_ylabel("replaced-token detection")
+        ax_rtd.grid(True, alpha=0.3)
+        ax_rtd.legend()
+    ax_loss.set_ylabel("generator MLM loss (nats / masked token)" if rtd else "MLM loss (nats / masked token)")
     ax_acc.set_ylabel("masked-token accuracy")
     ax_lr.set_ylabel("learning rate")
-    ax_lr.set_xlabel("step")
+    axes[-1].set_xlabel("step")
     for ax in (ax_loss, ax_acc, ax_lr):
         ax.grid(True, alpha=0.3)
     ax_loss.legend()

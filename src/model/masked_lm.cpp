@@ -26,6 +26,13 @@ void MaskedLmImpl::check_inputs(const MlmInputs& in) {
               ") differ in length");
 }
 
+void MaskedLmImpl::zero_unused_embedding_rows() {
+  torch::NoGradGuard no_grad;
+  auto words = word_embeddings();
+  words[pad_id_].zero_();
+  words.narrow(0, vocab_size_, padded_vocab_ - vocab_size_).zero_();
+}
+
 MlmOutput MaskedLmImpl::score(const torch::Tensor& logits, const torch::Tensor& labels,
                               bool return_logits) const {
   // Padded columns are never predicted or counted: the loss reads the real ones only.

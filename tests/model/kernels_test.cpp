@@ -15,6 +15,7 @@
 #include "mlm/model/kernels/masked_lm_loss.h"
 #include "mlm/model/kernels/philox.h"
 #include "model_test_util.h"
+#include "mlm/model/kernels/fast_log.h"
 
 namespace mlm::model::kernels {
 namespace {
@@ -67,6 +68,29 @@ TEST(Philox, MaskSlicesAgreeWithTheWholeAndTheScalarGenerator) {
   for (int64_t e = 0; e < n; ++e) {
     const auto draw = philox4x32_10(static_cast<uint64_t>(e) / 4, seed)[e % 4];
     ASSERT_EQ(whole[e], draw >= threshold ? 1 : 0) << "element " << e;
+  }
+}
+
+TEST(Philox, WordsAreTheScalarGeneratorsInAnySlice) {
+  const uint64_t seed = 0xfeedbeef;
+  const int64_t n = 777;
+  std::vector<uint32_t> words(n), pieces(n);
+  fill_philox_words(words.data(), n, 5, seed);
+  for (int64_t start = 0, len = 1; start < n; start += len, len = len * 5 % 131 + 1)
+    fill_philox_words(pieces.data() + start, std::min(len, n - start), static_cast<uint64_t>(5 + start), seed);
+  EXPECT_EQ(words, pieces);
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t e = static_cast<uint64_t>(5 + i);
+    ASSERT_EQ(words[i], philox4x32_10(e / 4, seed)[e % 4]) << "element " << i;
+  }
+}
+
+// fast_log over the arguments the Gumbel noise gives it (2^-24 .. 17) and beyond: within 4 ulp.
+TEST(FastLog, WithinAFewUlpOfStdLog) {
+  for (float x = 1e-30f; x < 1e30f; x *= 1.0013f) {
+    const float want = std::log(x);
+    const float ulp = std::nextafter(std::fabs(want), INFINITY) - std::fabs(want);
+    ASSERT_LE(std::fabs(fast_log(x) - want), 4 * std::max(ulp, 1e-7f)) << x;
   }
 }
 

@@ -89,6 +89,10 @@ class MaskedLmImpl : public torch::nn::Module {
   /// What every forward needs: input_ids [B,S], masked positions and labels of one length.
   static void check_inputs(const MlmInputs& inputs);
 
+  /// Zeroes the word embeddings' [PAD] row (no lookup gradient, as nn.Embedding(padding_idx))
+  /// and the padded rows (never predicted): how every initialisation leaves them.
+  void zero_unused_embedding_rows();
+
   /// Cross-entropy sum and correct count of `logits` [M, padded_vocab] against `labels`, the
   /// padded columns sliced off first (they can never be predicted or counted).
   MlmOutput score(const torch::Tensor& logits, const torch::Tensor& labels, bool return_logits) const;

@@ -65,10 +65,8 @@ void init_bert_modules(torch::nn::Module& root, double std) {
 
 void BertForPreTrainingImpl::init_weights() {
   init_bert_modules(*this, config_.initializer_range);
+  zero_unused_embedding_rows();
   torch::NoGradGuard no_grad;
-  auto words = word_embeddings();
-  words[pad_id_].zero_();
-  words.narrow(0, vocab_size_, padded_vocab_ - vocab_size_).zero_();
   predictions->bias.zero_();
 }
 

@@ -61,10 +61,8 @@ ElectraForMaskedLMImpl::ElectraForMaskedLMImpl(const config::ModelConfig& c, int
 
 void ElectraForMaskedLMImpl::init_weights() {
   init_bert_modules(*this, config_.initializer_range);
+  zero_unused_embedding_rows();
   torch::NoGradGuard no_grad;
-  auto words = word_embeddings();
-  words[pad_id_].zero_();
-  words.narrow(0, vocab_size_, padded_vocab_ - vocab_size_).zero_();
   predictions->bias.zero_();
 }
 
@@ -118,10 +116,8 @@ void ElectraForPreTrainingImpl::init_weights() {
   // One draw order for the whole pair: the generator's modules first, then the
   // discriminator's, as modules() lists them.
   init_bert_modules(*this, config_.initializer_range);
+  zero_unused_embedding_rows();
   torch::NoGradGuard no_grad;
-  auto words = word_embeddings();
-  words[pad_id_].zero_();
-  words.narrow(0, vocab_size_, padded_vocab_ - vocab_size_).zero_();
   generator->predictions->bias.zero_();
   if (gdes()) word_embeddings_delta.zero_();  // DeBERTa-v3: the discriminator starts as the generator
 }

@@ -18,15 +18,6 @@ namespace {
 
 const char* kTokenizerFiles[] = {"vocab.txt", "tokenizer.json", "tokenizer.model", "spiece.model"};
 
-nlohmann::json read_config_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw CheckpointError(path + ": cannot read");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw CheckpointError(path + ": cannot parse JSON: " + e.what());
-  }
-}
 
 std::string file_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -55,14 +46,8 @@ nlohmann::json electra_config_json(const MaskedLmImpl& network, const std::strin
   j["architectures"] = {architecture};
   j["model_type"] = "electra";
   put_common_fields(network, j);
+  put_bert_layer_fields(network, j);
   j["embedding_size"] = electra_embedding_size(c);
-  j["hidden_act"] = c.hidden_act == config::Activation::gelu ? "gelu" : "gelu_new";
-  j["hidden_dropout_prob"] = c.hidden_dropout_prob;
-  j["attention_probs_dropout_prob"] = c.attention_probs_dropout_prob;
-  j["type_vocab_size"] = c.type_vocab_size;
-  j["layer_norm_eps"] = c.layer_norm_eps;
-  j["pad_token_id"] = network.pad_id();
-  j["position_embedding_type"] = "absolute";
   // ElectraForSequenceClassification's head, as ElectraConfig's defaults.
   j["summary_type"] = "first";
   j["summary_use_proj"] = true;
@@ -84,11 +69,7 @@ config::ModelConfig electra_config_from_hf(const nlohmann::json& json, const std
   c.objective = config::Objective::mlm;
   take_common_fields(json, path, c);
   take(json, "embedding_size", c.embedding_size, path);
-  take(json, "hidden_dropout_prob", c.hidden_dropout_prob, path);
-  take(json, "attention_probs_dropout_prob", c.attention_probs_dropout_prob, path);
-  take(json, "type_vocab_size", c.type_vocab_size, path);
-  take(json, "layer_norm_eps", c.layer_norm_eps, path);
-  take_activation(json, "hidden_act", c.hidden_act, path);
+  take_bert_layer_fields(json, path, c);
   c.norm = config::NormPosition::post;
   const std::string positions = json.value("position_embedding_type", "absolute");
   if (positions != "absolute")
@@ -107,7 +88,7 @@ config::ModelConfig electra_pair_config(const std::string& dir, config::ModelCon
   const auto generator_json = network_path(dir, "generator") + "/config.json";
   const auto discriminator_json = network_path(dir, "discriminator") + "/config.json";
   auto network_config = [&](const std::string& path) {
-    auto json = read_config_json(path);
+    auto json = read_json_file(path);
     json["architectures"] = nlohmann::json::array();  // read as a network, whichever it is
     return electra_config_from_hf(json, path, base);
   };

@@ -1,5 +1,7 @@
 #include "config_json.h"
 
+#include <fstream>
+
 namespace mlm::model {
 
 config::Activation activation_from_hf(const std::string& name, const char* key, const std::string& path) {
@@ -23,6 +25,36 @@ void take_common_fields(const nlohmann::json& json, const std::string& path, con
   take(json, "intermediate_size", c.intermediate_size, path);
   take(json, "max_position_embeddings", c.max_position_embeddings, path);
   take(json, "initializer_range", c.initializer_range, path);
+}
+
+void take_bert_layer_fields(const nlohmann::json& json, const std::string& path, config::ModelConfig& c) {
+  take(json, "hidden_dropout_prob", c.hidden_dropout_prob, path);
+  take(json, "attention_probs_dropout_prob", c.attention_probs_dropout_prob, path);
+  take(json, "type_vocab_size", c.type_vocab_size, path);
+  take(json, "layer_norm_eps", c.layer_norm_eps, path);
+  take_activation(json, "hidden_act", c.hidden_act, path);
+}
+
+void put_bert_layer_fields(const MaskedLmImpl& model, nlohmann::json& j) {
+  const auto& c = model.config();
+  // HF "gelu" is the exact erf form; "gelu_new" is the tanh approximation.
+  j["hidden_act"] = c.hidden_act == config::Activation::gelu ? "gelu" : "gelu_new";
+  j["hidden_dropout_prob"] = c.hidden_dropout_prob;
+  j["attention_probs_dropout_prob"] = c.attention_probs_dropout_prob;
+  j["type_vocab_size"] = c.type_vocab_size;
+  j["layer_norm_eps"] = c.layer_norm_eps;
+  j["pad_token_id"] = model.pad_id();
+  j["position_embedding_type"] = "absolute";
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw CheckpointError(path + ": cannot read");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw CheckpointError(path + ": cannot parse JSON: " + e.what());
+  }
 }
 
 void put_common_fields(const MaskedLmImpl& model, nlohmann::json& json) {

@@ -41,6 +41,14 @@ void take_activation(const nlohmann::json& json, const char* key, config::Activa
 void take_common_fields(const nlohmann::json& json, const std::string& path, config::ModelConfig& c);
 void put_common_fields(const MaskedLmImpl& model, nlohmann::json& json);
 
+/// The fields BertConfig and ElectraConfig share beyond the common ones (activation, dropouts,
+/// token types, LayerNorm epsilon, pad id, absolute positions), read / written.
+void take_bert_layer_fields(const nlohmann::json& json, const std::string& path, config::ModelConfig& c);
+void put_bert_layer_fields(const MaskedLmImpl& model, nlohmann::json& json);
+
+/// A config.json's object; CheckpointError naming the file when it cannot be read or parsed.
+nlohmann::json read_json_file(const std::string& path);
+
 /// The ModernBertConfig fields of config.json (model_type modernbert) on top of `base`.
 config::ModelConfig modernbert_config_from_hf(const nlohmann::json& json, const std::string& path,
                                               config::ModelConfig base);

@@ -20,14 +20,7 @@ nlohmann::json bert_config_json(const MaskedLmImpl& model) {
   j["architectures"] = {nsp ? "BertForPreTraining" : "BertForMaskedLM"};
   j["model_type"] = "bert";
   put_common_fields(model, j);
-  // HF "gelu" is the exact erf form; "gelu_new" is the tanh approximation.
-  j["hidden_act"] = c.hidden_act == config::Activation::gelu ? "gelu" : "gelu_new";
-  j["hidden_dropout_prob"] = c.hidden_dropout_prob;
-  j["attention_probs_dropout_prob"] = c.attention_probs_dropout_prob;
-  j["type_vocab_size"] = c.type_vocab_size;
-  j["layer_norm_eps"] = c.layer_norm_eps;
-  j["pad_token_id"] = model.pad_id();
-  j["position_embedding_type"] = "absolute";
+  put_bert_layer_fields(model, j);
   j["classifier_dropout"] = nullptr;
   j["use_cache"] = true;
   j["tie_word_embeddings"] = true;

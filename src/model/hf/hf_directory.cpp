@@ -26,15 +26,6 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw CheckpointError(path + ": cannot read");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw CheckpointError(path + ": cannot parse JSON: " + e.what());
-  }
-}
 
 TensorDict read_weight_file(const std::string& path) {
   return ends_with(path, ".safetensors") ? read_safetensors(path) : read_tensor_file(path);
@@ -42,7 +33,7 @@ TensorDict read_weight_file(const std::string& path) {
 
 // A sharded checkpoint: {"weight_map": {tensor: shard file}}; every shard is read once.
 TensorDict read_sharded(const std::string& index_path) {
-  const auto index = read_json(index_path);
+  const auto index = read_json_file(index_path);
   if (!index.contains("weight_map") || !index["weight_map"].is_object())
     throw CheckpointError(index_path + ": no \"weight_map\" object");
   std::map<std::string, std::set<std::string>> wanted;  // shard -> tensors it must hold
@@ -91,7 +82,7 @@ TensorDict read_hf_weights(const std::string& dir) {
 }
 
 config::ModelConfig model_config_from_hf(const std::string& path, config::ModelConfig c) {
-  const auto json = read_json(path);
+  const auto json = read_json_file(path);
   if (!json.is_object()) throw CheckpointError(path + ": not a JSON object");
   const std::string type = json.value("model_type", "bert");
   if (type == "modernbert") return modernbert_config_from_hf(json, path, c);
@@ -101,11 +92,7 @@ config::ModelConfig model_config_from_hf(const std::string& path, config::ModelC
                           "; mlm-train reads BERT, ModernBERT and ELECTRA models");
   c.architecture = config::Architecture::bert;
   take_common_fields(json, path, c);
-  take(json, "hidden_dropout_prob", c.hidden_dropout_prob, path);
-  take(json, "attention_probs_dropout_prob", c.attention_probs_dropout_prob, path);
-  take(json, "type_vocab_size", c.type_vocab_size, path);
-  take(json, "layer_norm_eps", c.layer_norm_eps, path);
-  take_activation(json, "hidden_act", c.hidden_act, path);
+  take_bert_layer_fields(json, path, c);
   c.norm = json.value("mlm_train_norm", "") == "pre" ? config::NormPosition::pre : config::NormPosition::post;
   return c;
 }

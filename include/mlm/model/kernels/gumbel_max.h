@@ -1,9 +1,10 @@
 #pragma once
 // Sampling from a softmax by the Gumbel-max trick, as ELECTRA's generator fills the masked
 // positions: argmax_j (logit_j / T + g_j), g_j = -log(-log u_j), u_j uniform in (0,1). On the
-// CPU the uniforms come from Philox (philox.h) and each row is one pass over its logits in
-// their own dtype, rows in parallel: the samples of a seed are the same whatever the thread
-// count. Elsewhere: the ATen composition.
+// CPU the uniforms come from Philox (philox.h), 23 bits of each 32-bit draw as torch.rand's
+// float uniforms have, and a row's noise and scores are computed in loops the compiler
+// vectorises (fast_log.h), rows in parallel: the samples of a seed are the same whatever the
+// thread count. Elsewhere: the ATen composition.
 #include <torch/torch.h>
 
 #include <cstdint>

@@ -34,6 +34,10 @@ inline std::array<uint32_t, 4> philox4x32_10(uint64_t counter, uint64_t key) {
 /// draw is at least `threshold` (= p * 2^32: dropped with probability p), else 0.
 void fill_keep_mask(uint8_t* keep, int64_t count, uint64_t first, uint64_t seed, uint32_t threshold);
 
+/// out[i] = the 32-bit draw of element first + i of the stream under `seed` (as fill_keep_mask
+/// reads them), drawn kLanes blocks at a time.
+void fill_philox_words(uint32_t* out, int64_t count, uint64_t first, uint64_t seed);
+
 /// p as the threshold of fill_keep_mask: draws below it are dropped.
 uint32_t drop_threshold(double p);
 
