@@ -53,6 +53,18 @@ int main(int argc, char** argv) {
             std::cout << "sentence pairs    " << fmt::format("{:.4f}", result.nsp_accuracy())
                       << " accuracy over " << result.num_sentence_pairs << "\n";
           }
+          if (result.rtd) {  // ELECTRA: the lines above are the generator's
+            const auto& r = result.rtd_counts;
+            const auto tokens = static_cast<double>(result.tokens);
+            std::cout << "rtd loss          " << fmt::format("{:.4f}", r.loss(tokens)) << " per token over "
+                      << result.tokens << " tokens\n"
+                      << "rtd accuracy      " << fmt::format("{:.4f}", r.accuracy(tokens)) << "\n"
+                      << "rtd replaced P/R/F1 "
+                      << fmt::format("{:.4f} / {:.4f} / {:.4f}", r.precision(), r.recall(), r.f1()) << "\n"
+                      << "generator sampled the original at "
+                      << fmt::format("{:.4f}", r.generator_accuracy(static_cast<double>(result.num_masked)))
+                      << " of masked positions\n";
+          }
         }
         return mlm::kExitOk;
       },

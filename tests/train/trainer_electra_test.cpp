@@ -79,6 +79,28 @@ TEST(TrainerElectra, TrainsTheDiscriminatorAndResumesBitExactly) {
   EXPECT_EQ(second.eval->rtd_counts.true_positives, straight.eval->rtd_counts.true_positives);
 }
 
+// The discriminator learns to find replacements, not only their share: with samples nearly
+// uniform over the vocabulary (temperature 100), after 150 steps its loss per token is well
+// below the entropy of the replaced share (what calling every token original scores) and it
+// calls replaced tokens replaced.
+TEST(TrainerElectra, DiscriminatorFindsUniformReplacements) {
+  auto sets = electra_settings(150);
+  sets.insert(sets.end(), {"model.rtd_temperature=100", "train.grad_accum_steps=1", "logging.every_steps=25"});
+  const auto run = run_trainer(tiny_config(fresh_dir("electra_uniform"), sets));
+  ASSERT_EQ(run.exit_code, 0);
+  ASSERT_EQ(run.steps.size(), 150u);
+  RtdCounts last;
+  double tokens = 0;
+  for (size_t i = 125; i < 150; ++i) {
+    last.add(run.steps[i].rtd);
+    tokens += static_cast<double>(run.steps[i].tokens);
+  }
+  const double p = last.replaced / tokens;
+  const double prior = -p * std::log(p) - (1 - p) * std::log(1 - p);
+  EXPECT_LT(last.loss(tokens), 0.92 * prior) << "replaced share " << p;
+  EXPECT_GT(last.f1(), 0.1);
+}
+
 // GDES trains, and only its delta moves the discriminator's token embeddings away from the
 // generator's.
 TEST(TrainerElectra, GdesTrainsItsDelta) {

@@ -47,7 +47,7 @@ EvalResult evaluate(model::MaskedLm model, const masking::ValidationBatches& bat
       pairs += static_cast<int64_t>(batch.nsp_labels.size());
     }
     if (out.rtd_loss_sum.defined()) {
-      const auto values = RtdCounts::values_of(out).cpu();
+      const auto values = rtd_values(out).cpu();
       for (int64_t i = 0; i < RtdCounts::kFields; ++i) rtd[static_cast<size_t>(i)] += values[i].item<double>();
     }
     tokens += count_tokens(batch);

@@ -18,14 +18,6 @@ RtdCounts RtdCounts::from(const double* v) {
   return c;
 }
 
-torch::Tensor RtdCounts::values_of(const model::MlmOutput& out) {
-  const torch::Tensor parts[] = {out.rtd_loss_sum, out.rtd_correct, out.rtd_true_positives,
-                                 out.rtd_predicted, out.rtd_replaced, out.generator_hits};
-  std::vector<torch::Tensor> values;
-  for (const auto& p : parts) values.push_back(p.detach().to(torch::kFloat64).view({1}));
-  return torch::cat(values);
-}
-
 void RtdCounts::add(const RtdCounts& o) {
   loss_sum += o.loss_sum;
   correct += o.correct;

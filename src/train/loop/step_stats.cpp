@@ -9,6 +9,14 @@ std::atomic<int64_t> step_read_count{0};
 
 }  // namespace
 
+torch::Tensor rtd_values(const model::MlmOutput& out) {
+  const torch::Tensor parts[] = {out.rtd_loss_sum, out.rtd_correct, out.rtd_true_positives,
+                                 out.rtd_predicted, out.rtd_replaced, out.generator_hits};
+  std::vector<torch::Tensor> values;
+  for (const auto& p : parts) values.push_back(p.detach().to(torch::kFloat64).view({1}));
+  return torch::cat(values);
+}
+
 std::vector<StepStats> read_steps(const std::vector<DeviceStepStats>& steps) {
   if (steps.empty()) return {};
   std::vector<torch::Tensor> outcomes;

@@ -100,7 +100,7 @@ void TrainingStep::forward_backward(const StepBatches& batches, const StepStats&
     }
     if (out.rtd_loss_sum.defined()) {
       loss = loss + out.rtd_loss_sum * rtd_scale;
-      sums.narrow(0, kRtdSums, RtdCounts::kFields).add_(RtdCounts::values_of(out));
+      sums.narrow(0, kRtdSums, RtdCounts::kFields).add_(rtd_values(out));
     }
     if (times) times->forward += seconds_since(start);
 

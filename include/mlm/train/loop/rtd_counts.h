@@ -3,14 +3,11 @@
 // window of steps or an evaluation, and the figures derived from the sums: the discriminator's
 // loss and accuracy per non-padding token, its precision, recall and F1 on the replaced class,
 // and the share of selected positions where the generator's sample was the original token
-// (what makes the task easy or hard).
-#include <torch/torch.h>
-
+// (what makes the task easy or hard). No LibTorch here: the command-line mains print these.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-
-#include "mlm/model/masked_lm.h"
+#include <string>
 
 namespace mlm::train {
 
@@ -24,8 +21,6 @@ struct RtdCounts {
 
   static constexpr int64_t kFields = 6;  // the fields above, in this order
   static RtdCounts from(const double* values);
-  /// An MlmOutput's rtd_* as kFields float64 values on its device (detached).
-  static torch::Tensor values_of(const model::MlmOutput& out);
 
   void add(const RtdCounts& other);
 

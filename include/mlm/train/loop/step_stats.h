@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mlm/model/masked_lm.h"
 #include "mlm/train/loop/rtd_counts.h"
 
 namespace mlm::train {
@@ -48,6 +49,10 @@ T step_loss(const T& mlm_loss_sum, const T& nsp_loss_sum, const T& rtd_loss_sum,
 /// then RtdCounts' fields.
 inline constexpr int64_t kStepSums = 4 + RtdCounts::kFields;
 inline constexpr int64_t kRtdSums = 4;  // where RtdCounts' fields start
+
+/// An MlmOutput's rtd_* as RtdCounts::kFields float64 values on its device (detached), in
+/// RtdCounts' order.
+torch::Tensor rtd_values(const model::MlmOutput& out);
 
 /// A step as TrainingStep::run leaves it: the host-known part of its stats (step, lr,
 /// num_masked, pairs, tokens) and the rest still on the device.
