@@ -132,31 +132,17 @@ void init_electra_pair(ElectraForPreTrainingImpl& model, const std::string& dir)
   auto ours = model.config();
   ours.vocab_size = model.vocab_size();
   const auto theirs = electra_pair_config(dir, ours);
-  const auto generator = generator_config(theirs);
-  const auto our_generator = generator_config(ours);
-  struct Field {
-    const char* what;
-    const char* key;
-    int64_t ours, theirs;
-  };
-  const Field fields[] = {
-      {"vocab_size", "model.vocab_size", ours.vocab_size, theirs.vocab_size},
-      {"embedding_size", "model.embedding_size", electra_embedding_size(ours), electra_embedding_size(theirs)},
-      {"hidden_size", "model.hidden_size", ours.hidden_size, theirs.hidden_size},
-      {"num_hidden_layers", "model.num_hidden_layers", ours.num_hidden_layers, theirs.num_hidden_layers},
-      {"num_attention_heads", "model.num_attention_heads", ours.num_attention_heads, theirs.num_attention_heads},
-      {"intermediate_size", "model.intermediate_size", ours.intermediate_size, theirs.intermediate_size},
-      {"max_position_embeddings", "model.max_position_embeddings", ours.max_position_embeddings,
-       theirs.max_position_embeddings},
-      {"type_vocab_size", "model.type_vocab_size", ours.type_vocab_size, theirs.type_vocab_size},
-      {"generator hidden_size", "model.generator_hidden_ratio", our_generator.hidden_size, generator.hidden_size},
-      {"generator num_hidden_layers", "model.generator_layers_ratio", our_generator.num_hidden_layers,
-       generator.num_hidden_layers}};
-  std::string differences;
-  for (const auto& f : fields)
-    if (f.ours != f.theirs)
-      differences += fmt::format("{}{} {} (this run: {} gives {})", differences.empty() ? "" : ", ", f.what, f.theirs,
-                                 f.key, f.ours);
+  // The discriminator's shape, then the generator's, which the ratios give.
+  auto differences = shape_differences(ours, theirs);
+  const auto generator = generator_config(theirs), our_generator = generator_config(ours);
+  const std::pair<const char*, int64_t config::ModelConfig::*> ratios[] = {
+      {"generator_hidden_ratio", &config::ModelConfig::hidden_size},
+      {"generator_layers_ratio", &config::ModelConfig::num_hidden_layers}};
+  for (const auto& [key, field] : ratios)
+    if (generator.*field != our_generator.*field)
+      differences += fmt::format("{}generator {} {} (model.{} gives {})", differences.empty() ? "" : ", ",
+                                 field == &config::ModelConfig::hidden_size ? "hidden_size" : "num_hidden_layers",
+                                 generator.*field, key, our_generator.*field);
   if (!differences.empty())
     throw CheckpointError(dir + ": the ELECTRA pair it holds differs from this model: " + differences);
   const auto generator_dir = network_path(dir, "generator"), discriminator_dir = network_path(dir, "discriminator");

@@ -1,5 +1,7 @@
 #include "config_json.h"
 
+#include <fmt/format.h>
+
 #include <fstream>
 
 namespace mlm::model {
@@ -45,6 +47,35 @@ void put_bert_layer_fields(const MaskedLmImpl& model, nlohmann::json& j) {
   j["layer_norm_eps"] = c.layer_norm_eps;
   j["pad_token_id"] = model.pad_id();
   j["position_embedding_type"] = "absolute";
+}
+
+std::string shape_differences(const config::ModelConfig& ours, const config::ModelConfig& theirs) {
+  struct ShapeField {
+    const char* hf_key;
+    int64_t ours, theirs;
+  };
+  // ELECTRA's embedding width (0 = hidden_size); the other architectures have none of their own.
+  const auto embedding = [](const config::ModelConfig& c) -> int64_t {
+    if (c.architecture != config::Architecture::electra) return 0;
+    return c.embedding_size > 0 ? c.embedding_size : c.hidden_size;
+  };
+  const ShapeField fields[] = {
+      {"vocab_size", ours.vocab_size, theirs.vocab_size},
+      {"embedding_size", embedding(ours), embedding(theirs)},
+      {"hidden_size", ours.hidden_size, theirs.hidden_size},
+      {"num_hidden_layers", ours.num_hidden_layers, theirs.num_hidden_layers},
+      {"num_attention_heads", ours.num_attention_heads, theirs.num_attention_heads},
+      {"intermediate_size", ours.intermediate_size, theirs.intermediate_size},
+      {"max_position_embeddings", ours.max_position_embeddings, theirs.max_position_embeddings},
+      {"type_vocab_size", ours.type_vocab_size, theirs.type_vocab_size},
+      {"global_attn_every_n_layers", ours.global_attn_every_n_layers, theirs.global_attn_every_n_layers},
+      {"local_attention", ours.local_attention, theirs.local_attention}};
+  std::string differences;
+  for (const auto& f : fields)
+    if (f.theirs != f.ours)
+      differences += fmt::format("{}{} {} (set model.{}: {})", differences.empty() ? "" : ", ", f.hf_key, f.theirs,
+                                 f.hf_key, f.ours);
+  return differences;
 }
 
 nlohmann::json read_json_file(const std::string& path) {

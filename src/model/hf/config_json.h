@@ -46,6 +46,11 @@ void put_common_fields(const MaskedLmImpl& model, nlohmann::json& json);
 void take_bert_layer_fields(const nlohmann::json& json, const std::string& path, config::ModelConfig& c);
 void put_bert_layer_fields(const MaskedLmImpl& model, nlohmann::json& json);
 
+/// The fields that decide the weights' shapes (and for ModernBERT which layers look how far)
+/// where `theirs` (a config.json's) differs from `ours`: "hidden_size 768 (set
+/// model.hidden_size: 256), ..."; empty when they agree.
+std::string shape_differences(const config::ModelConfig& ours, const config::ModelConfig& theirs);
+
 /// A config.json's object; CheckpointError naming the file when it cannot be read or parsed.
 nlohmann::json read_json_file(const std::string& path);
 

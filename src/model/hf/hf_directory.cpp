@@ -59,12 +59,6 @@ TensorDict read_sharded(const std::string& index_path) {
   return out;
 }
 
-// A shape field of config.json beside the model's.
-struct ShapeField {
-  const char* hf_key;
-  const char* model_key;
-  int64_t ours, theirs;
-};
 
 }  // namespace
 
@@ -120,24 +114,7 @@ void init_from_pretrained(MaskedLm model, const std::string& dir) {
     if (theirs.architecture != ours.architecture)
       throw CheckpointError(fmt::format("{}: a {} model, but model.architecture is {}", config_path,
                                         config::to_string(theirs.architecture), config::to_string(ours.architecture)));
-    // The fields that decide the weights' shapes, and for ModernBERT which layers look how far.
-    const ShapeField fields[] = {
-        {"vocab_size", "model.vocab_size", ours.vocab_size, theirs.vocab_size},
-        {"hidden_size", "model.hidden_size", ours.hidden_size, theirs.hidden_size},
-        {"num_hidden_layers", "model.num_hidden_layers", ours.num_hidden_layers, theirs.num_hidden_layers},
-        {"num_attention_heads", "model.num_attention_heads", ours.num_attention_heads, theirs.num_attention_heads},
-        {"intermediate_size", "model.intermediate_size", ours.intermediate_size, theirs.intermediate_size},
-        {"max_position_embeddings", "model.max_position_embeddings", ours.max_position_embeddings,
-         theirs.max_position_embeddings},
-        {"type_vocab_size", "model.type_vocab_size", ours.type_vocab_size, theirs.type_vocab_size},
-        {"global_attn_every_n_layers", "model.global_attn_every_n_layers", ours.global_attn_every_n_layers,
-         theirs.global_attn_every_n_layers},
-        {"local_attention", "model.local_attention", ours.local_attention, theirs.local_attention}};
-    std::string differences;
-    for (const auto& f : fields)
-      if (f.theirs != f.ours)
-        differences += fmt::format("{}{} {} (set {}: {})", differences.empty() ? "" : ", ", f.hf_key, f.theirs,
-                                   f.model_key, f.ours);
+    const auto differences = shape_differences(ours, theirs);
     if (!differences.empty())
       throw CheckpointError(config_path + ": the model it describes differs from this one: " + differences);
     if (theirs.hidden_act != ours.hidden_act)
