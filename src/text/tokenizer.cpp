@@ -1,11 +1,10 @@
 #include "mlm/text/tokenizer.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "mlm/text/wordpiece/wordpiece_files.h"
 #include "mlm/util/errors.h"
+#include "mlm/util/read_file.h"
 #include "tokenizer_model.h"
 
 namespace fs = std::filesystem;
@@ -14,11 +13,9 @@ namespace mlm::text {
 namespace {
 
 std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError("tokenizer model '" + path + "' cannot be read");
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+  auto bytes = read_file(path);
+  if (!bytes) throw DataError("tokenizer model '" + path + "' cannot be read");
+  return std::move(*bytes);
 }
 
 // A tokenizer.json (or a checkpoint's copy of one) is a JSON object; a sentencepiece model

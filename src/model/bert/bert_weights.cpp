@@ -2,9 +2,9 @@
 // strict-but-forgiving import (one error listing every problem).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
-#include <set>
 
 #include "mlm/model/bert/bert.h"
 #include "../hf/key_report.h"
@@ -112,9 +112,11 @@ void load_hf_state_dict(BertForPreTrainingImpl& model, const TensorDict& state, 
   }
   source.erase("bert.embeddings.position_ids");  // an HF buffer (arange), not a weight
 
-  // Keys the file may lack: the tied decoder copies; the whole MLM head of a bare encoder.
+  // Keys the file may lack: the tied decoder copies; the whole MLM head of a bare encoder; the
+  // head's bias when the file names it only as the decoder's.
   auto optional_key = [&](const std::string& key) {
     if (key == "cls.predictions.decoder.weight" || key == "cls.predictions.decoder.bias") return true;
+    if (key == "cls.predictions.bias" && source.count("cls.predictions.decoder.bias")) return true;
     return bare && starts_with(key, "cls.predictions.");
   };
   // Keys the file may have that this model does not use: pooler and NSP head (objective mlm).
@@ -123,34 +125,15 @@ void load_hf_state_dict(BertForPreTrainingImpl& model, const TensorDict& state, 
   };
 
   const auto expected = to_hf_state_dict(model);
-  std::vector<std::string> missing, mismatched, unexpected, ignored;
-  std::set<std::string> expected_names;
-  for (const auto& [key, target] : expected) {
-    expected_names.insert(key);
-    auto it = source.find(key);
-    if (it == source.end()) {
-      if (!optional_key(key) && !(key == "cls.predictions.bias" && source.count("cls.predictions.decoder.bias")))
-        missing.push_back(key + " " + shape_str(target));
-    } else if (it->second.sizes() != target.sizes()) {
-      mismatched.push_back(key + " file " + shape_str(it->second) + " vs model " + shape_str(target));
-    }
-  }
-  for (const auto& [key, tensor] : source) {
-    if (expected_names.count(key)) continue;
-    (ignorable_key(key) ? ignored : unexpected).push_back(key + " " + shape_str(tensor));
-  }
-  if (!missing.empty() || !mismatched.empty() || !unexpected.empty()) {
-    std::string msg = origin + ": weights do not match the model (vocab " +
-                      std::to_string(model.vocab_size()) + ", hidden " +
-                      std::to_string(model.config().hidden_size) + ", layers " +
-                      std::to_string(model.config().num_hidden_layers) + ")";
-    if (!mismatched.empty()) msg += "; shape mismatches: " + join_limited(mismatched);
-    if (!missing.empty()) msg += "; missing keys: " + join_limited(missing);
-    if (!unexpected.empty()) msg += "; unexpected keys: " + join_limited(unexpected);
-    throw CheckpointError(msg);
-  }
-  if (!ignored.empty())
-    log::info("model", "{}: ignoring {} pooler/NSP tensors (model.objective is mlm)", origin, ignored.size());
+  const auto match = match_keys(expected, source, optional_key, ignorable_key);
+  if (!match.ok())
+    throw CheckpointError(origin + ": weights do not match the model (vocab " + std::to_string(model.vocab_size()) +
+                          ", hidden " + std::to_string(model.config().hidden_size) + ", layers " +
+                          std::to_string(model.config().num_hidden_layers) + ")" + match.describe());
+  // An ignorable key is never one the model expects (it has no pooler or NSP head then).
+  const auto ignored = std::count_if(source.begin(), source.end(), [&](const auto& item) { return ignorable_key(item.first); });
+  if (ignored > 0)
+    log::info("model", "{}: ignoring {} pooler/NSP tensors (model.objective is mlm)", origin, ignored);
   if (bare)
     log::warn("model", "{}: a bare BertModel (no 'bert.' prefix): the MLM head keeps its initialisation", origin);
 

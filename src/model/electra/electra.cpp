@@ -11,15 +11,11 @@ namespace {
 // The embeddings' config: the shared embedding module is E wide.
 config::ModelConfig embedding_config(const config::ModelConfig& c) {
   auto e = c;
-  e.hidden_size = electra_embedding_size(c);
+  e.hidden_size = config::electra_embedding_size(c);
   return e;
 }
 
 }  // namespace
-
-int64_t electra_embedding_size(const config::ModelConfig& c) {
-  return c.embedding_size > 0 ? c.embedding_size : c.hidden_size;
-}
 
 config::ModelConfig generator_config(const config::ModelConfig& c) {
   const auto shape = config::generator_shape(c);
@@ -28,7 +24,7 @@ config::ModelConfig generator_config(const config::ModelConfig& c) {
   g.num_hidden_layers = shape.num_hidden_layers;
   g.num_attention_heads = shape.num_attention_heads;
   g.intermediate_size = shape.intermediate_size;
-  g.embedding_size = electra_embedding_size(c);
+  g.embedding_size = config::electra_embedding_size(c);
   g.objective = config::Objective::mlm;
   return g;
 }
@@ -50,7 +46,7 @@ torch::Tensor ElectraBodyImpl::forward(const torch::Tensor& embedded, const torc
 
 ElectraForMaskedLMImpl::ElectraForMaskedLMImpl(const config::ModelConfig& c, int64_t vocab_size, int64_t pad_id)
     : MaskedLmImpl(c, vocab_size, pad_id) {
-  const int64_t e = electra_embedding_size(c);
+  const int64_t e = config::electra_embedding_size(c);
   embeddings = register_module("embeddings", BertEmbeddings(embedding_config(c), padded_vocab_, pad_id));
   body = register_module("body", ElectraBody(c, e));
   // transformers' ElectraGeneratorPredictions applies "gelu" whatever hidden_act says.
@@ -103,7 +99,7 @@ ElectraForPreTrainingImpl::ElectraForPreTrainingImpl(const config::ModelConfig& 
                                                      int64_t pad_id)
     : MaskedLmImpl(c, vocab_size, pad_id) {
   TORCH_CHECK(c.objective == config::Objective::rtd, "ElectraForPreTraining trains objective rtd");
-  const int64_t e = electra_embedding_size(c);
+  const int64_t e = config::electra_embedding_size(c);
   generator = register_module("generator", ElectraForMaskedLM(generator_config(c), vocab_size, pad_id));
   if (c.embedding_sharing == config::EmbeddingSharing::gdes)
     word_embeddings_delta = register_parameter("word_embeddings_delta", torch::zeros({padded_vocab_, e}));

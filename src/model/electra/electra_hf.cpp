@@ -3,14 +3,13 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "../hf/config_json.h"
 #include "mlm/model/hf/export_hf.h"
 #include "mlm/model/hf/hf_directory.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
+#include "mlm/util/read_file.h"
 
 namespace mlm::model {
 namespace fs = std::filesystem;
@@ -18,19 +17,11 @@ namespace {
 
 const char* kTokenizerFiles[] = {"vocab.txt", "tokenizer.json", "tokenizer.model", "spiece.model"};
 
-
-std::string file_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 // The vocabularies of the two directories must be one: the pair shares its embeddings.
 void require_one_vocabulary(const fs::path& generator, const fs::path& discriminator) {
   for (const char* name : kTokenizerFiles) {
     const auto a = generator / name, b = discriminator / name;
-    if (fs::exists(a) && fs::exists(b) && file_bytes(a) != file_bytes(b))
+    if (fs::exists(a) && fs::exists(b) && read_file(a) != read_file(b))
       throw CheckpointError(b.string() + ": differs from " + a.string() +
                             "; a generator and its discriminator share one vocabulary");
   }
@@ -47,7 +38,7 @@ nlohmann::json electra_config_json(const MaskedLmImpl& network, const std::strin
   j["model_type"] = "electra";
   put_common_fields(network, j);
   put_bert_layer_fields(network, j);
-  j["embedding_size"] = electra_embedding_size(c);
+  j["embedding_size"] = config::electra_embedding_size(c);
   // ElectraForSequenceClassification's head, as ElectraConfig's defaults.
   j["summary_type"] = "first";
   j["summary_use_proj"] = true;

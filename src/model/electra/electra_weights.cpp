@@ -90,11 +90,10 @@ bool is_buffer(const std::string& key) {
 
 std::string shape_of(const MaskedLmImpl& m, const std::string& what) {
   return fmt::format("the {} (vocab {}, hidden {}, layers {}, embedding {})", what, m.vocab_size(),
-                     m.config().hidden_size, m.config().num_hidden_layers, electra_embedding_size(m.config()));
+                     m.config().hidden_size, m.config().num_hidden_layers, config::electra_embedding_size(m.config()));
 }
 
-// Copies `source` into `expected` (views of the parameters); the padded vocabulary rows, not in
-// any file, are reset to their initial zero first. Keys `skip` names are left alone.
+// Copies `source` into `expected` (views of the parameters); keys `skip` names are left alone.
 void copy_matched(const TensorDict& expected, const std::map<std::string, torch::Tensor>& source,
                   const std::function<bool(const std::string&)>& skip) {
   torch::NoGradGuard no_grad;
@@ -177,9 +176,10 @@ void load_hf_pair(ElectraForPreTrainingImpl& m, const ElectraHfPair& pair, const
   // embeddings checked against the generator's (shared) or taken as generator + delta (gdes).
   m.generator->load_hf_state_dict(pair.generator, generator_origin);
   const auto source = by_name(pair.discriminator, discriminator_origin);
-  TensorDict expected = to_hf_pair(m).discriminator;
+  const auto expected = to_hf_pair(m).discriminator;
   check(match_keys(expected, source, [](const std::string&) { return false; }, is_buffer), discriminator_origin,
         shape_of(m, "ELECTRA discriminator"));
+  const auto ours_by_name = by_name(expected, discriminator_origin);
   copy_matched(discriminator_views(m, detached()), source, [](const std::string&) { return false; });
 
   if (m.gdes()) {
@@ -189,7 +189,7 @@ void load_hf_pair(ElectraForPreTrainingImpl& m, const ElectraHfPair& pair, const
   std::vector<std::string> differing;
   for (const auto& [key, theirs] : source) {
     if (!under_prefix(key, kEmbeddingPrefix) || is_buffer(key)) continue;
-    const auto ours = std::find_if(expected.begin(), expected.end(), [&](const auto& e) { return e.first == key; })->second;
+    const auto& ours = ours_by_name.at(key);
     const bool words = key == kEmbeddingPrefix + "word_embeddings.weight";
     if (words && m.gdes()) {
       torch::NoGradGuard no_grad;

@@ -56,8 +56,7 @@ std::string shape_differences(const config::ModelConfig& ours, const config::Mod
   };
   // ELECTRA's embedding width (0 = hidden_size); the other architectures have none of their own.
   const auto embedding = [](const config::ModelConfig& c) -> int64_t {
-    if (c.architecture != config::Architecture::electra) return 0;
-    return c.embedding_size > 0 ? c.embedding_size : c.hidden_size;
+    return c.architecture == config::Architecture::electra ? config::electra_embedding_size(c) : 0;
   };
   const ShapeField fields[] = {
       {"vocab_size", ours.vocab_size, theirs.vocab_size},

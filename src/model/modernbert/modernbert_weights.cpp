@@ -3,7 +3,6 @@
 // token embeddings, tied). The import is strict: one error lists every missing, unexpected and
 // mis-shaped tensor.
 #include <map>
-#include <set>
 
 #include "../hf/key_report.h"
 #include "mlm/model/modernbert/modernbert.h"
@@ -47,29 +46,13 @@ void ModernBertForMaskedLMImpl::load_hf_state_dict(const TensorDict& state, cons
     if (!source.emplace(key, tensor).second) throw CheckpointError(origin + ": key " + key + " appears twice");
   }
   const auto expected = hf_state_dict();
-  std::vector<std::string> missing, mismatched, unexpected;
-  std::set<std::string> expected_names;
-  for (const auto& [key, target] : expected) {
-    expected_names.insert(key);
-    const auto it = source.find(key);
-    if (it == source.end()) {
-      if (key != kDecoderWeight) missing.push_back(key + " " + shape_str(target));  // tied: optional
-    } else if (it->second.sizes() != target.sizes()) {
-      mismatched.push_back(key + " file " + shape_str(it->second) + " vs model " + shape_str(target));
-    }
-  }
-  for (const auto& [key, tensor] : source) {
-    if (!expected_names.count(key)) unexpected.push_back(key + " " + shape_str(tensor));
-  }
-  if (!missing.empty() || !mismatched.empty() || !unexpected.empty()) {
-    std::string msg = origin + ": weights do not match the ModernBERT model (vocab " + std::to_string(vocab_size()) +
-                      ", hidden " + std::to_string(config_.hidden_size) + ", layers " +
-                      std::to_string(config_.num_hidden_layers) + ")";
-    if (!mismatched.empty()) msg += "; shape mismatches: " + join_limited(mismatched);
-    if (!missing.empty()) msg += "; missing keys: " + join_limited(missing);
-    if (!unexpected.empty()) msg += "; unexpected keys: " + join_limited(unexpected);
-    throw CheckpointError(msg);
-  }
+  const auto match = match_keys(
+      expected, source, [](const std::string& key) { return key == kDecoderWeight; },  // tied: optional
+      [](const std::string&) { return false; });
+  if (!match.ok())
+    throw CheckpointError(origin + ": weights do not match the ModernBERT model (vocab " + std::to_string(vocab_size()) +
+                          ", hidden " + std::to_string(config_.hidden_size) + ", layers " +
+                          std::to_string(config_.num_hidden_layers) + ")" + match.describe());
 
   torch::NoGradGuard no_grad;
   // Padded vocabulary rows are not in the file: reset them to their initial zero.

@@ -1,26 +1,23 @@
 // Reading a WordPiece vocabulary: a BERT vocab.txt (+ tokenizer_config.json), a Hugging Face
 // tokenizer.json, or a directory holding either.
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "mlm/text/tokenizer.h"
 #include "mlm/text/wordpiece/wordpiece.h"
 #include "mlm/util/errors.h"
+#include "mlm/util/read_file.h"
 
 namespace fs = std::filesystem;
 
 namespace mlm::text {
 namespace {
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError("tokenizer '" + path.string() + "' cannot be read");
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+std::string read_tokenizer_file(const fs::path& path) {
+  auto bytes = read_file(path);
+  if (!bytes) throw DataError("tokenizer '" + path.string() + "' cannot be read");
+  return std::move(*bytes);
 }
 
 nlohmann::json parse_json(std::string_view text, const std::string& origin) {
@@ -223,13 +220,13 @@ WordPiece WordPiece::load(const std::string& path) {
       throw DataError("tokenizer directory '" + path + "' holds neither tokenizer.json nor vocab.txt");
     }
   }
-  const std::string text = read_file(file);
+  const std::string text = read_tokenizer_file(file);
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') {
     return from_tokenizer_json(text, file.string());
   }
   const fs::path config = file.parent_path() / "tokenizer_config.json";
-  if (fs::exists(config)) return from_vocab_txt(text, file.string(), read_file(config));
+  if (fs::exists(config)) return from_vocab_txt(text, file.string(), read_tokenizer_file(config));
   return from_vocab_txt(text, file.string());
 }
 

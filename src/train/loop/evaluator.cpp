@@ -26,7 +26,7 @@ EvalResult evaluate(model::MaskedLm model, const masking::ValidationBatches& bat
   torch::NoGradGuard no_grad;
   double loss_sum = 0, nsp_loss_sum = 0;
   int64_t masked = 0, correct = 0, pairs = 0, nsp_correct = 0, sequences = 0, scored = 0, tokens = 0;
-  std::vector<double> rtd(RtdCounts::kFields, 0.0);
+  torch::Tensor rtd_sums;  // objective rtd: RtdCounts' fields, on the device
   std::vector<double> label_counts(static_cast<size_t>(batches.vocab_size()), 0.0);
   for (int64_t index = 0; index < batches.size(); ++index) {
     const masking::MaskedBatch batch = batches.batch(index);
@@ -46,10 +46,7 @@ EvalResult evaluate(model::MaskedLm model, const masking::ValidationBatches& bat
       nsp_correct += out.nsp_correct.item<int64_t>();
       pairs += static_cast<int64_t>(batch.nsp_labels.size());
     }
-    if (out.rtd_loss_sum.defined()) {
-      const auto values = rtd_values(out).cpu();
-      for (int64_t i = 0; i < RtdCounts::kFields; ++i) rtd[static_cast<size_t>(i)] += values[i].item<double>();
-    }
+    if (out.rtd_loss_sum.defined()) rtd_sums = rtd_sums.defined() ? rtd_sums + rtd_values(out) : rtd_values(out);
     tokens += count_tokens(batch);
     sequences += batch.batch_size;
     ++scored;
@@ -71,6 +68,11 @@ EvalResult evaluate(model::MaskedLm model, const masking::ValidationBatches& bat
   result.batches = static_cast<int64_t>(t[7]);
   result.tokens = static_cast<int64_t>(t[8]);
   result.rtd = model->has_rtd();
+  std::vector<double> rtd(RtdCounts::kFields, 0.0);
+  if (rtd_sums.defined()) {
+    const auto values = rtd_sums.cpu();
+    rtd.assign(values.data_ptr<double>(), values.data_ptr<double>() + RtdCounts::kFields);
+  }
   rtd = dist::sum_across_ranks(comm, std::move(rtd));
   result.rtd_counts = RtdCounts::from(rtd.data());
   label_counts = dist::sum_across_ranks(comm, std::move(label_counts));

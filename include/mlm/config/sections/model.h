@@ -111,6 +111,11 @@ struct ModelConfig {
   }
 };
 
+/// E, the embedding width of architecture electra: embedding_size, 0 meaning hidden_size.
+inline int64_t electra_embedding_size(const ModelConfig& m) {
+  return m.embedding_size > 0 ? m.embedding_size : m.hidden_size;
+}
+
 /// The generator of objective rtd, derived from the discriminator's shape as ELECTRA's code
 /// does: width and depth by the ratios (rounded), one head per 64 dimensions (at least one),
 /// an intermediate of 4 x width.

@@ -52,9 +52,6 @@ struct ElectraBodyImpl : torch::nn::Module {
 };
 TORCH_MODULE(ElectraBody);
 
-/// The embedding width of an electra config: embedding_size, 0 meaning hidden_size.
-int64_t electra_embedding_size(const config::ModelConfig& config);
-
 /// The generator's config inside objective rtd: `config` with the generator's shape
 /// (config::generator_shape) and objective mlm.
 config::ModelConfig generator_config(const config::ModelConfig& config);

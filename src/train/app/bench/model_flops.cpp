@@ -5,6 +5,16 @@
 #include "mlm/model/electra/electra.h"
 
 namespace mlm::train::bench {
+namespace {
+
+// BERT layers of `m`'s shape over sequences of S tokens, per token: Q, K, V, O (4H^2), the
+// feed-forward (2HI), attention scores and context (2SH), 2 FLOPs per multiply-add.
+double bert_layers_flops(const config::ModelConfig& m, double S) {
+  const double h = static_cast<double>(m.hidden_size), i = static_cast<double>(m.intermediate_size);
+  return 2 * static_cast<double>(m.num_hidden_layers) * (4 * h * h + 2 * h * i + 2 * S * h);
+}
+
+}  // namespace
 
 double forward_flops_per_token(const config::ModelConfig& model, int64_t seq_len, int64_t vocab,
                                double mlm_probability) {
@@ -18,10 +28,10 @@ double forward_flops_per_token(const config::ModelConfig& model, int64_t seq_len
     // Embedding projection E -> H, BERT layers; the generator's head H -> E and decoder E x V
     // on the selected positions; under rtd the discriminator too, its head (H^2 + H) on every
     // token. The sampling's work is O(p V) per token, left out like the loss's.
-    const double E = static_cast<double>(model::electra_embedding_size(model));
+    const double E = static_cast<double>(config::electra_embedding_size(model));
     const auto layers = [&](const config::ModelConfig& m) {
-      const double h = static_cast<double>(m.hidden_size), i = static_cast<double>(m.intermediate_size);
-      return 2 * (h == E ? 0 : E * h) + 2 * static_cast<double>(m.num_hidden_layers) * (4 * h * h + 2 * h * i + 2 * S * h);
+      const double h = static_cast<double>(m.hidden_size);
+      return 2 * (h == E ? 0 : E * h) + bert_layers_flops(m, S);
     };
     if (model.objective != config::Objective::rtd) return layers(model) + 2 * p * (H * E + E * V);
     const auto g = model::generator_config(model);
@@ -40,7 +50,7 @@ double forward_flops_per_token(const config::ModelConfig& model, int64_t seq_len
     }
     return 2 * L * (4 * H * H + 3 * H * I) + attention + head;
   }
-  return 2 * L * (4 * H * H + 2 * H * I) + 4 * L * S * H + head;
+  return bert_layers_flops(model, S) + head;
 }
 
 }  // namespace mlm::train::bench
