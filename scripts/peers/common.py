@@ -15,6 +15,7 @@ its two models itself (electra_peer.forward_flops_per_token). The peak is the be
 """
 import argparse
 import contextlib
+import itertools
 import json
 import os
 import time
@@ -53,6 +54,13 @@ def parse_args(description, add_arguments=None):
     return a
 
 
+# Distinct synthetic batches a peer cycles through, as many as mlm-bench's ring: the masked
+# count, and with it the shapes of a sparse head's products, changes from step to step as in
+# training, and a warm-up of RING steps has met every shape the timed steps meet (oneDNN builds
+# its primitives per shape; a long run has met every masked count it will meet).
+RING = 8
+
+
 def synthetic_batch(a):
     """Padding-free ids [B,S] (above the first special ids) and MLM labels: the id itself at
     about mlm_prob of the positions (at least one), -100 elsewhere."""
@@ -61,6 +69,12 @@ def synthetic_batch(a):
     masked.view(-1)[0] = True
     labels = torch.where(masked, ids, torch.full_like(ids, -100))
     return ids, labels
+
+
+def synthetic_batches(a, prepare=lambda ids, labels: (ids, labels)):
+    """An endless cycle over RING synthetic batches, each passed through prepare(ids, labels)
+    once up front (so the timed steps do not draw them)."""
+    return itertools.cycle([prepare(*synthetic_batch(a)) for _ in range(RING)])
 
 
 def adamw_param_groups(model, weight_decay=0.01):
@@ -79,8 +93,8 @@ def adamw_param_groups(model, weight_decay=0.01):
             {"params": no_decay, "weight_decay": 0.0}]
 
 
-def trainer_step(model, batch, bf16):
-    """One step of a transformers model the way the Trainer takes it: the batch (labels included)
+def trainer_step(model, batches, bf16):
+    """One step of a transformers model the way the Trainer takes it: the next of `batches` (labels included)
     to the model, bf16 CPU autocast when asked, backward, clipping at 1.0, the Trainer's default
     optimizer for torch >= 2.8 ("adamw_torch_fused": AdamW at its defaults, no decay on biases
     and LayerNorm). Returns step(), which gives the loss as a float."""
@@ -91,7 +105,7 @@ def trainer_step(model, batch, bf16):
 
     def step():
         with autocast():
-            loss = model(**batch).loss
+            loss = model(**next(batches)).loss
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()

@@ -147,7 +147,7 @@ def main():
     model = BertMlm(a.vocab, a.hidden, a.layers, a.heads, a.intermediate, max(512, a.seq))
     model.train()
     opt = torch.optim.AdamW(common.adamw_param_groups(model, 0.01), lr=1e-4, fused=True)
-    ids, labels = common.synthetic_batch(a)
+    batches = common.synthetic_batches(a)
     loss_fn = Loss(model, a.bf16)
     if a.compile:
         # Its C++ build of the kernels warns when a CUDA toolkit is installed but no GPU runtime.
@@ -156,6 +156,7 @@ def main():
     params = list(model.parameters())
 
     def step():
+        ids, labels = next(batches)
         positions, rows, targets = select(labels)  # data preparation, outside the compiled part
         loss = loss_fn(ids, positions, rows, targets)
         loss.backward()

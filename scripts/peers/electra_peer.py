@@ -85,16 +85,19 @@ def main():
     pair = torch.nn.ModuleDict({"generator": generator, "discriminator": discriminator}).train()
     opt = torch.optim.AdamW(common.adamw_param_groups(pair, 0.01), lr=1e-4, fused=True)
 
-    ids, labels = common.synthetic_batch(a)
-    selected = labels.ne(-100)
-    masked = ids.masked_fill(selected & (torch.rand(ids.shape) < MASK_REPLACE_PROB), MASK_ID)
-    targets = ids[selected]
-    padding = torch.ones_like(ids)  # attention_mask: no padding in the synthetic batch
+    def prepare(ids, labels):  # the collator's work: [MASK] at 85% of the selected positions
+        selected = labels.ne(-100)
+        masked = ids.masked_fill(selected & (torch.rand(ids.shape) < MASK_REPLACE_PROB), MASK_ID)
+        return masked, selected, ids[selected]
+
+    batches = common.synthetic_batches(a, prepare)
+    padding = torch.ones(a.batch, a.seq, dtype=torch.long)  # no padding in the synthetic batches
     tokens = padding.bool()
-    types = torch.zeros_like(ids)
+    types = torch.zeros_like(padding)
     autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if a.bf16 else contextlib.nullcontext
 
     def step():
+        masked, selected, targets = next(batches)
         with autocast():
             logits = generator(input_ids=masked, attention_mask=padding, token_type_ids=types).logits
             mlm_logits = logits[selected]

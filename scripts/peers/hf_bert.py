@@ -26,11 +26,11 @@ def main():
                         attention_probs_dropout_prob=0.1, attn_implementation="sdpa")
     model = BertForMaskedLM(config)
     assert model.config._attn_implementation == "sdpa", model.config._attn_implementation
-    ids, labels = common.synthetic_batch(a)
     # What DataCollatorForLanguageModeling hands the model for an unpadded batch.
-    batch = {"input_ids": ids, "attention_mask": torch.ones_like(ids),
-             "token_type_ids": torch.zeros_like(ids), "labels": labels}
-    step_s, loss = common.time_steps(common.trainer_step(model, batch, a.bf16), a.steps, a.warmup,
+    batches = common.synthetic_batches(a, lambda ids, labels: {
+        "input_ids": ids, "attention_mask": torch.ones_like(ids),
+        "token_type_ids": torch.zeros_like(ids), "labels": labels})
+    step_s, loss = common.time_steps(common.trainer_step(model, batches, a.bf16), a.steps, a.warmup,
                                      a.profile)
     common.report("hf", a, step_s, loss, common.count_params(model), 1.0)
 

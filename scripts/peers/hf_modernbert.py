@@ -40,11 +40,11 @@ def main():
                               **specials)
     model = ModernBertForMaskedLM(config)
     assert model.config._attn_implementation == "sdpa", model.config._attn_implementation
-    ids, labels = common.synthetic_batch(a)
     # What DataCollatorForLanguageModeling hands the model for an unpadded batch of a tokenizer
     # without token types (ModernBERT's).
-    batch = {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": labels}
-    step_s, loss = common.time_steps(common.trainer_step(model, batch, a.bf16), a.steps, a.warmup,
+    batches = common.synthetic_batches(a, lambda ids, labels: {
+        "input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": labels})
+    step_s, loss = common.time_steps(common.trainer_step(model, batches, a.bf16), a.steps, a.warmup,
                                      a.profile)
     common.report("hf", a, step_s, loss, common.count_params(model), 1.0, glu=True)
 

@@ -73,16 +73,18 @@ torch::Tensor attention_bias_from_allowed(const torch::Tensor& allowed, torch::S
 }
 
 QkvHeads project_qkv(const torch::nn::Linear& qkv, const torch::Tensor& queries, const torch::Tensor& x,
-                     int64_t heads) {
-  const int64_t batch = x.size(0), seq = x.size(1), hidden = x.size(2);
-  const int64_t rows = queries.size(1), head_dim = hidden / heads;
+                     int64_t heads, const TokenLayout& layout) {
   const auto& w = qkv->weight;
   const auto& b = qkv->bias;
+  const int64_t hidden = x.size(-1), head_dim = hidden / heads;
   if (queries.is_same(x)) {
-    // [B,S,3H] -> [3,B,A,S,D].
-    auto parts = at::linear(x, w, b).view({batch, seq, 3, heads, head_dim}).permute({2, 0, 3, 1, 4});
+    // [B,S,3H] (the real tokens' [T,3H] scattered back) -> [3,B,A,S,D].
+    const auto fused = layout.pad(at::linear(x, w, b));
+    auto parts = fused.view({fused.size(0), fused.size(1), 3, heads, head_dim}).permute({2, 0, 3, 1, 4});
     return {parts[0], parts[1], parts[2]};
   }
+  TORCH_CHECK(!layout.unpadded(), "project_qkv: queries apart from x take padded [B,S,H] inputs");
+  const int64_t batch = x.size(0), seq = x.size(1), rows = queries.size(1);
   // Rows 0..H of the fused matrix are the query, H..3H key and value.
   auto part = [](const torch::Tensor& t, int64_t start, int64_t length) {
     return t.defined() ? t.narrow(0, start, length) : t;

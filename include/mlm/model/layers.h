@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "mlm/config/enums.h"
+#include "mlm/model/token_layout.h"
 
 namespace mlm::model {
 
@@ -64,12 +65,13 @@ torch::Tensor attention_bias_from_allowed(const torch::Tensor& allowed, torch::S
 
 /// Query, key and value heads [B,A,R,D], [B,A,S,D], [B,A,S,D] from one fused projection whose
 /// rows are query, key, value (bias optional): the queries from `queries` [B,R,H], keys and
-/// values from `x` [B,S,H]; one product when queries is x itself.
+/// values from `x` [B,S,H]; one product when queries is x itself, which may then be the real
+/// tokens' rows [T,H] of an unpadded `layout` (projected first, scattered back after).
 struct QkvHeads {
   torch::Tensor q, k, v;
 };
 QkvHeads project_qkv(const torch::nn::Linear& qkv, const torch::Tensor& queries, const torch::Tensor& x,
-                     int64_t heads);
+                     int64_t heads, const TokenLayout& layout = {});
 
 /// Attention of [B,A,R,D] heads under an additive bias (undefined: none) with dropout on the
 /// probabilities: SDPA, or on the CPU with dropout the fused kernel of

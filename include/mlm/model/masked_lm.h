@@ -46,7 +46,7 @@ struct MlmOutput {
   // over the selected positions: the generator's samples that equal the original token.
   torch::Tensor rtd_loss_sum, rtd_correct, rtd_true_positives, rtd_predicted, rtd_replaced,
       generator_hits;
-  torch::Tensor rtd_logits;    // [B,S] fp32, only when requested
+  torch::Tensor rtd_logits;    // [B,S] fp32 (0 at the padding), only when requested
 };
 
 class MaskedLmImpl : public torch::nn::Module {

@@ -17,17 +17,16 @@ BertModelImpl::BertModelImpl(const config::ModelConfig& c, int64_t padded_vocab,
 }
 
 torch::Tensor BertModelImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
-                                     const torch::Tensor& attention_bias) {
-  auto x = run_bert_layers(layers, embeddings(input_ids, token_type_ids), attention_bias);
-  if (final_layer_norm) x = final_layer_norm(x);
-  return x;
+                                     const torch::Tensor& attention_bias, const TokenLayout& layout) {
+  return forward_at(input_ids, token_type_ids, attention_bias, torch::Tensor(), layout);
 }
 
 torch::Tensor BertModelImpl::forward_at(const torch::Tensor& input_ids,
                                         const torch::Tensor& token_type_ids,
                                         const torch::Tensor& attention_bias,
-                                        const torch::Tensor& positions) {
-  auto x = run_bert_layers(layers, embeddings(input_ids, token_type_ids), attention_bias, positions);
+                                        const torch::Tensor& positions, const TokenLayout& layout) {
+  const auto rows = layout.unpad(embeddings(input_ids, token_type_ids));
+  auto x = run_bert_layers(layers, rows, attention_bias, layout, positions);
   if (final_layer_norm) x = final_layer_norm(x);
   return x;
 }
@@ -74,6 +73,7 @@ MlmOutput BertForPreTrainingImpl::forward(const MlmInputs& in, bool return_logit
   check_inputs(in);
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
   const auto bias = attention_bias_for(in, config_);  // once per batch, for every layer
+  const auto layout = TokenLayout::of(in.attention_mask, in.has_padding);
 
   torch::Tensor logits;  // [M, padded_vocab]
   torch::Tensor hidden;  // [B,S,H], unless the sparse path below never forms it
@@ -82,11 +82,11 @@ MlmOutput BertForPreTrainingImpl::forward(const MlmInputs& in, bool return_logit
     // hidden states, so the last layer runs its queries and feed-forward block on the
     // selected positions only, and the head (H*V per position) too.
     const auto selected = SelectedPositions::from_flat(in.masked_positions, batch, seq);
-    const auto at = bert->forward_at(in.input_ids, in.token_type_ids, bias, selected.positions);
+    const auto at = bert->forward_at(in.input_ids, in.token_type_ids, bias, selected.positions, layout);
     const auto rows = at.reshape({-1, at.size(2)}).index_select(0, selected.rows);
     logits = predictions->forward(rows, word_embeddings());
   } else {
-    hidden = bert->forward(in.input_ids, in.token_type_ids, bias);
+    hidden = bert->forward(in.input_ids, in.token_type_ids, bias, layout);
     auto flat = hidden.reshape({batch * seq, hidden.size(2)});
     if (config_.sparse_head) {
       logits = predictions->forward(flat.index_select(0, in.masked_positions), word_embeddings());

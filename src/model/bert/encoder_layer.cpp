@@ -31,21 +31,28 @@ BertLayerImpl::BertLayerImpl(const config::ModelConfig& c)
 }
 
 torch::Tensor BertLayerImpl::self_attention(const torch::Tensor& queries, const torch::Tensor& x,
-                                            const torch::Tensor& attention_bias) {
-  const auto heads = project_qkv(qkv, queries, x, heads_);
+                                            const torch::Tensor& attention_bias, const TokenLayout& layout) {
+  const auto heads = project_qkv(qkv, queries, x, heads_, layout);
   const double p = is_training() ? attention_dropout_ : 0.0;
   // The fused kernel (flash / memory-efficient / math, chosen by LibTorch for the device);
   // padding (and documents kept apart) enters as the additive bias.
-  const auto context = biased_attention(heads.q, heads.k, heads.v, attention_bias, p);
-  return context.permute({0, 2, 1, 3}).reshape({x.size(0), queries.size(1), x.size(2)});
+  const auto context = biased_attention(heads.q, heads.k, heads.v, attention_bias, p);  // [B,A,R,D]
+  const int64_t batch = context.size(0), rows = context.size(2);
+  return layout.unpad(context.permute({0, 2, 1, 3}).reshape({batch, rows, x.size(-1)}));
 }
 
-torch::Tensor BertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& attention_bias) {
-  return forward_at(x, attention_bias, torch::Tensor());
+torch::Tensor BertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& attention_bias,
+                                     const TokenLayout& layout) {
+  return run(x, attention_bias, torch::Tensor(), layout);
 }
 
 torch::Tensor BertLayerImpl::forward_at(const torch::Tensor& x, const torch::Tensor& attention_bias,
                                         const torch::Tensor& positions) {
+  return run(x, attention_bias, positions, TokenLayout());
+}
+
+torch::Tensor BertLayerImpl::run(const torch::Tensor& x, const torch::Tensor& attention_bias,
+                                 const torch::Tensor& positions, const TokenLayout& layout) {
   // Undefined positions = every position: `at` returns its argument itself, so
   // self_attention sees queries == x and takes the fused QKV product.
   auto at = [&](const torch::Tensor& t) {
@@ -55,24 +62,28 @@ torch::Tensor BertLayerImpl::forward_at(const torch::Tensor& x, const torch::Ten
   const auto x_at = at(x);
   const auto bias = positions.defined() ? bias_rows_at(attention_bias, positions) : attention_bias;
   if (norm_ == config::NormPosition::post) {
-    const auto a = linear(attention_dense, self_attention(x_at, x, bias));
+    const auto a = linear(attention_dense, self_attention(x_at, x, bias, layout));
     const auto h = attention_norm->forward_dropout_add(a, x_at, hidden_dropout_, train);
     const auto f = linear(output_dense, activation(linear(intermediate_dense, h), act_));
     return output_norm->forward_dropout_add(f, h, hidden_dropout_, train);
   }
   const auto normed = attention_norm(x);
-  auto a = linear(attention_dense, self_attention(at(normed), normed, bias));
+  auto a = linear(attention_dense, self_attention(at(normed), normed, bias, layout));
   auto h = x_at + kernels::dropout(a, hidden_dropout_, train);
   auto f = linear(output_dense, activation(linear(intermediate_dense, output_norm(h)), act_));
   return h + kernels::dropout(f, hidden_dropout_, train);
 }
 
-torch::Tensor run_bert_layers(torch::nn::ModuleList layers, torch::Tensor x,
-                              const torch::Tensor& attention_bias, const torch::Tensor& positions) {
+torch::Tensor run_bert_layers(torch::nn::ModuleList layers, torch::Tensor rows,
+                              const torch::Tensor& attention_bias, const TokenLayout& layout,
+                              const torch::Tensor& positions) {
   TORCH_CHECK(!layers->is_empty(), "an encoder needs at least one layer");
   const auto last = layers->size() - 1;
-  for (size_t i = 0; i < last; ++i) x = layers[i]->as<BertLayer>()->forward(x, attention_bias);
-  return layers[last]->as<BertLayer>()->forward_at(x, attention_bias, positions);
+  for (size_t i = 0; i < last; ++i) rows = layers[i]->as<BertLayer>()->forward(rows, attention_bias, layout);
+  auto& final_layer = *layers[last]->as<BertLayer>();
+  // The sparse last layer gathers its queries by position, from the padded batch.
+  if (positions.defined()) return final_layer.forward_at(layout.pad(rows), attention_bias, positions);
+  return layout.pad(final_layer.forward(rows, attention_bias, layout));
 }
 
 }  // namespace mlm::model

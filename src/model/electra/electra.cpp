@@ -37,9 +37,10 @@ ElectraBodyImpl::ElectraBodyImpl(const config::ModelConfig& c, int64_t embedding
 }
 
 torch::Tensor ElectraBodyImpl::forward(const torch::Tensor& embedded, const torch::Tensor& attention_bias,
-                                       const torch::Tensor& positions) {
-  auto x = embeddings_project ? linear(embeddings_project, embedded) : embedded;
-  return run_bert_layers(layers, x, attention_bias, positions);
+                                       const TokenLayout& layout, const torch::Tensor& positions) {
+  auto rows = layout.unpad(embedded);
+  if (embeddings_project) rows = linear(embeddings_project, rows);
+  return run_bert_layers(layers, rows, attention_bias, layout, positions);
 }
 
 // ---- the generator ----------------------------------------------------------------------------
@@ -63,15 +64,15 @@ void ElectraForMaskedLMImpl::init_weights() {
 }
 
 torch::Tensor ElectraForMaskedLMImpl::selected_logits(const MlmInputs& in, const torch::Tensor& embedded,
-                                                      const torch::Tensor& bias) {
+                                                      const torch::Tensor& bias, const TokenLayout& layout) {
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
   torch::Tensor rows;  // [M, H]
   if (config_.sparse_head && in.masked_positions.numel() > 0) {
     const auto selected = SelectedPositions::from_flat(in.masked_positions, batch, seq);
-    const auto at = body(embedded, bias, selected.positions);
+    const auto at = body(embedded, bias, layout, selected.positions);
     rows = at.reshape({-1, at.size(2)}).index_select(0, selected.rows);
   } else {
-    const auto hidden = body(embedded, bias);
+    const auto hidden = body(embedded, bias, layout);
     rows = hidden.reshape({batch * seq, hidden.size(2)}).index_select(0, in.masked_positions);
   }
   return predictions->forward(rows, word_embeddings());
@@ -80,7 +81,8 @@ torch::Tensor ElectraForMaskedLMImpl::selected_logits(const MlmInputs& in, const
 MlmOutput ElectraForMaskedLMImpl::forward(const MlmInputs& in, bool return_logits) {
   check_inputs(in);
   const auto bias = attention_bias_for(in, config_);
-  const auto logits = selected_logits(in, embeddings(in.input_ids, in.token_type_ids), bias);
+  const auto layout = TokenLayout::of(in.attention_mask, in.has_padding);
+  const auto logits = selected_logits(in, embeddings(in.input_ids, in.token_type_ids), bias, layout);
   return score(logits, in.masked_labels, return_logits);
 }
 
@@ -132,9 +134,10 @@ torch::Tensor ElectraForPreTrainingImpl::discriminator_embeddings(const torch::T
 MlmOutput ElectraForPreTrainingImpl::forward(const MlmInputs& in, bool return_logits) {
   check_inputs(in);
   const auto bias = attention_bias_for(in, config_);  // once per batch, for both networks
+  const auto layout = TokenLayout::of(in.attention_mask, in.has_padding);
 
   const auto generator_logits =
-      generator->selected_logits(in, generator->embeddings(in.input_ids, in.token_type_ids), bias);
+      generator->selected_logits(in, generator->embeddings(in.input_ids, in.token_type_ids), bias, layout);
   MlmOutput out = generator->score_logits(generator_logits, in.masked_labels, return_logits);
 
   // The generator's samples replace the selected positions; no gradient flows through them.
@@ -144,11 +147,14 @@ MlmOutput ElectraForPreTrainingImpl::forward(const MlmInputs& in, bool return_lo
                                                         in.sample_seed);
   const auto corrupted = corrupt(in.input_ids, in.masked_positions, in.masked_labels, samples);
 
-  const auto hidden = discriminator(discriminator_embeddings(corrupted.input_ids, in.token_type_ids), bias);
+  const auto hidden = discriminator(discriminator_embeddings(corrupted.input_ids, in.token_type_ids), bias, layout);
   const auto logits = discriminator_predictions(hidden).to(torch::kFloat32);
-  score_replaced(logits, corrupted, in.has_padding ? in.attention_mask : torch::Tensor(), samples,
-                 in.masked_labels, out);
-  if (return_logits) out.rtd_logits = logits.detach();
+  const auto padding_mask = in.has_padding ? in.attention_mask : torch::Tensor();
+  score_replaced(logits, corrupted, padding_mask, samples, in.masked_labels, out);
+  if (return_logits) {
+    // The padding's logits depend on whether the layers ran unpadded: 0 there, whatever ran.
+    out.rtd_logits = padding_mask.defined() ? logits.detach().masked_fill(padding_mask.eq(0), 0.0f) : logits.detach();
+  }
   return out;
 }
 

@@ -31,7 +31,10 @@ torch::Tensor ModernBertModelImpl::run(const torch::Tensor& input_ids, const Mod
   const auto local_rotary = RotaryTable::build(seq, head_dim_, local_theta_, device);
   const auto& local = masks.local.defined() ? masks.local : masks.global;
 
-  auto x = kernels::dropout(embedding_norm(tok_embeddings(input_ids)), embedding_dropout_, is_training());
+  // Embedded as the layers' rows: the real tokens alone when unpadded.
+  const auto& layout = masks.tokens;
+  auto x = kernels::dropout(embedding_norm(tok_embeddings(layout.unpad(input_ids))), embedding_dropout_,
+                            is_training());
   const int64_t last = static_cast<int64_t>(layers->size()) - 1;
   for (int64_t i = 0; i <= last; ++i) {
     auto& layer = *layers[i]->as<ModernBertLayer>();
@@ -39,12 +42,12 @@ torch::Tensor ModernBertModelImpl::run(const torch::Tensor& input_ids, const Mod
     const auto& bias = global ? masks.global : local;
     const auto& rotary = global ? global_rotary : local_rotary;
     if (i == last && positions.defined()) {
-      x = layer.forward_at(x, bias, rotary, positions);
-    } else {
-      x = layer.forward(x, bias, rotary, !global && masks.banded ? &*masks.banded : nullptr);
+      // The sparse last layer gathers its queries by position, from the padded batch.
+      return final_norm(layer.forward_at(layout.pad(x), bias, rotary, positions));
     }
+    x = layer.forward(x, bias, rotary, !global && masks.banded ? &*masks.banded : nullptr, layout);
   }
-  return final_norm(x);
+  return layout.pad(final_norm(x));
 }
 
 torch::Tensor ModernBertModelImpl::forward(const torch::Tensor& input_ids, const ModernBertMasks& masks) {
@@ -122,6 +125,7 @@ torch::Tensor ModernBertForMaskedLMImpl::logits(const torch::Tensor& hidden) {
 ModernBertMasks ModernBertForMaskedLMImpl::masks_for(const MlmInputs& in, bool last_layer_sparse) const {
   ModernBertMasks masks;
   masks.global = attention_bias_for(in, config_);
+  masks.tokens = TokenLayout::of(in.attention_mask, in.has_padding);
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1), half = config_.local_attention / 2;
   if (seq - 1 <= half) return masks;  // the window spans the sequence: local = global
   const auto device = in.input_ids.device();

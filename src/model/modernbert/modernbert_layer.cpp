@@ -23,22 +23,25 @@ ModernBertLayerImpl::ModernBertLayerImpl(const config::ModelConfig& c, int64_t i
 
 torch::Tensor ModernBertLayerImpl::attention(const torch::Tensor& queries, const torch::Tensor& x,
                                              const torch::Tensor& bias, const RotaryTable& query_rotary,
-                                             const RotaryTable& rotary, const BandedWindow* banded) {
-  auto [q, k, v] = project_qkv(Wqkv, queries, x, heads_);
+                                             const RotaryTable& rotary, const BandedWindow* banded,
+                                             const TokenLayout& layout) {
+  auto [q, k, v] = project_qkv(Wqkv, queries, x, heads_, layout);
   q = apply_rotary(q, query_rotary);
   k = apply_rotary(k, rotary);
   const bool train = is_training();
   const double p = train ? attention_dropout_ : 0.0;
   auto context = banded ? banded_attention(q, k, v, *banded, p) : biased_attention(q, k, v, bias, p);
-  context = context.permute({0, 2, 1, 3}).reshape({x.size(0), queries.size(1), x.size(2)});
+  const int64_t batch = context.size(0), rows = context.size(2);
+  context = layout.unpad(context.permute({0, 2, 1, 3}).reshape({batch, rows, x.size(-1)}));
   // transformers applies attention_dropout a second time, to the output projection.
   return kernels::dropout(linear(attn_Wo, context), attention_dropout_, train);
 }
 
 torch::Tensor ModernBertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& attention_bias,
-                                           const RotaryTable& rotary, const BandedWindow* banded) {
+                                           const RotaryTable& rotary, const BandedWindow* banded,
+                                           const TokenLayout& layout) {
   const auto normed = attn_norm ? attn_norm(x) : x;
-  return feed_forward(x + attention(normed, normed, attention_bias, rotary, rotary, banded));
+  return feed_forward(x + attention(normed, normed, attention_bias, rotary, rotary, banded, layout));
 }
 
 torch::Tensor ModernBertLayerImpl::feed_forward(const torch::Tensor& h) {

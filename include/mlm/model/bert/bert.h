@@ -33,14 +33,16 @@ struct BertModelImpl : torch::nn::Module {
   BertModelImpl(const config::ModelConfig& config, int64_t padded_vocab, int64_t pad_id,
                 bool with_pooler);
 
-  /// Returns the last hidden states [B,S,H] (fp32). attention_bias: see BertLayerImpl.
+  /// Returns the last hidden states [B,S,H] (fp32). attention_bias: see BertLayerImpl;
+  /// `layout`: the layers run on the real tokens only when it is unpadded (TokenLayout::of).
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
-                        const torch::Tensor& attention_bias);
+                        const torch::Tensor& attention_bias, const TokenLayout& layout = {});
   /// The last hidden states at `positions` only ([B,R] indices into S per row): [B,R,H], equal
   /// to forward() gathered there, with the last layer's query, output projection and
   /// feed-forward block run on those positions only (BertLayerImpl::forward_at).
   torch::Tensor forward_at(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
-                           const torch::Tensor& attention_bias, const torch::Tensor& positions);
+                           const torch::Tensor& attention_bias, const torch::Tensor& positions,
+                           const TokenLayout& layout = {});
   /// tanh(dense(hidden[:, 0])): [B,H]. Only with a pooler.
   torch::Tensor pool(const torch::Tensor& hidden);
 

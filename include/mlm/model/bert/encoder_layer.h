@@ -18,10 +18,12 @@ namespace mlm::model {
 struct BertLayerImpl : torch::nn::Module {
   explicit BertLayerImpl(const config::ModelConfig& config);
 
-  /// x: [B,S,H]; attention_bias: [B,1,1,S] from attention_bias_from_mask, [B,1,S,S] (per
+  /// x: [B,S,H], or the real tokens' rows [T,H] of an unpadded `layout` (the output is laid
+  /// out as x); attention_bias: [B,1,1,S] from attention_bias_from_mask, [B,1,S,S] (per
   /// query: documents apart, attention_bias_for), or undefined when the batch has no padding
   /// (no mask is applied at all then).
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& attention_bias);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& attention_bias,
+                        const TokenLayout& layout = {});
 
   /// The layer's output at `positions` only: [B,R] indices into S per row (a row with fewer
   /// positions repeats one), giving [B,R,H] = forward(x, attention_bias) gathered there;
@@ -32,15 +34,20 @@ struct BertLayerImpl : torch::nn::Module {
                            const torch::Tensor& positions);
 
   /// Self-attention context [B,R,H] before the output projection: queries from `queries`
-  /// [B,R,H], keys and values from `x` [B,S,H] (queries == x: the fused QKV product).
+  /// [B,R,H], keys and values from `x` [B,S,H] (queries == x: the fused QKV product, x then
+  /// possibly [T,H] rows of `layout`, and the context too).
   torch::Tensor self_attention(const torch::Tensor& queries, const torch::Tensor& x,
-                               const torch::Tensor& attention_bias);
+                               const torch::Tensor& attention_bias, const TokenLayout& layout = {});
 
   torch::nn::Linear qkv{nullptr}, attention_dense{nullptr}, intermediate_dense{nullptr},
       output_dense{nullptr};
   LayerNorm attention_norm{nullptr}, output_norm{nullptr};
 
  private:
+  // forward (positions undefined, x in `layout`) and forward_at (padded x, identity layout).
+  torch::Tensor run(const torch::Tensor& x, const torch::Tensor& attention_bias, const torch::Tensor& positions,
+                    const TokenLayout& layout);
+
   int64_t heads_;
   config::Activation act_;
   config::NormPosition norm_;
@@ -48,9 +55,12 @@ struct BertLayerImpl : torch::nn::Module {
 };
 TORCH_MODULE(BertLayer);
 
-/// x [B,S,H] through every BertLayer of `layers`; with `positions` defined the last layer runs
-/// at those positions only (BertLayerImpl::forward_at), giving [B,R,H].
-torch::Tensor run_bert_layers(torch::nn::ModuleList layers, torch::Tensor x,
-                              const torch::Tensor& attention_bias, const torch::Tensor& positions = {});
+/// `rows` in `layout` ([B,S,H], or the real tokens' [T,H] when unpadded) through every
+/// BertLayer of `layers`, giving [B,S,H] (zeros at the padding when unpadded); with
+/// `positions` defined the last layer runs at those positions only (BertLayerImpl::forward_at),
+/// giving [B,R,H].
+torch::Tensor run_bert_layers(torch::nn::ModuleList layers, torch::Tensor rows,
+                              const torch::Tensor& attention_bias, const TokenLayout& layout,
+                              const torch::Tensor& positions = {});
 
 }  // namespace mlm::model

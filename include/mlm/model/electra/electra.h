@@ -43,9 +43,10 @@ struct ElectraBodyImpl : torch::nn::Module {
   /// `shape`: the network's own sizes (hidden_size, layers, heads, intermediate).
   ElectraBodyImpl(const config::ModelConfig& shape, int64_t embedding_size);
 
-  /// embedded [B,S,E] -> [B,S,H]; with `positions` [B,R] the last layer runs there only: [B,R,H].
+  /// embedded [B,S,E] -> [B,S,H], the real tokens alone projected and through the layers when
+  /// `layout` is unpadded; with `positions` [B,R] the last layer runs there only: [B,R,H].
   torch::Tensor forward(const torch::Tensor& embedded, const torch::Tensor& attention_bias,
-                        const torch::Tensor& positions = {});
+                        const TokenLayout& layout, const torch::Tensor& positions = {});
 
   torch::nn::Linear embeddings_project{nullptr};
   torch::nn::ModuleList layers{nullptr};  // "encoder.layer"
@@ -71,7 +72,7 @@ class ElectraForMaskedLMImpl : public MaskedLmImpl {
   /// The logits [M, padded_vocab] of the selected positions of `inputs`, the embeddings
   /// [B,S,E] already made; the last layer runs on those positions only under sparse_head.
   torch::Tensor selected_logits(const MlmInputs& inputs, const torch::Tensor& embedded,
-                                const torch::Tensor& attention_bias);
+                                const torch::Tensor& attention_bias, const TokenLayout& layout);
   /// score() for ElectraForPreTraining, which scores the generator's logits itself.
   MlmOutput score_logits(const torch::Tensor& logits, const torch::Tensor& labels, bool return_logits) const {
     return score(logits, labels, return_logits);

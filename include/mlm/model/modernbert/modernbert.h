@@ -29,6 +29,8 @@ struct ModernBertMasks {
   torch::Tensor local;                  // local layers' bias over all S keys: without `banded`
                                         //   (undefined: the window spans the sequence, use
                                         //   `global`), or for a sparse last layer
+  TokenLayout tokens;                   // the rows the layers run on: the real tokens alone
+                                        //   when unpadding pays (TokenLayout::of)
 };
 
 /// The encoder ("model"): embeddings, layers, final norm.

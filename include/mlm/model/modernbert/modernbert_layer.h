@@ -18,11 +18,13 @@ namespace mlm::model {
 struct ModernBertLayerImpl : torch::nn::Module {
   ModernBertLayerImpl(const config::ModelConfig& config, int64_t index);
 
-  /// x: [B,S,H]; attention_bias: as BertLayerImpl's ([B,1,1,S], [B or 1,1,S,S], or undefined
+  /// x: [B,S,H], or the real tokens' rows [T,H] of an unpadded `layout` (the output is laid
+  /// out as x); attention_bias: as BertLayerImpl's ([B,1,1,S], [B or 1,1,S,S], or undefined
   /// for none), or `banded` (not null) for a sliding window computed block by block;
   /// rotary: the [S,D] table of this layer's theta.
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& attention_bias,
-                        const RotaryTable& rotary, const BandedWindow* banded = nullptr);
+                        const RotaryTable& rotary, const BandedWindow* banded = nullptr,
+                        const TokenLayout& layout = {});
 
   /// The layer's output at `positions` [B,R] only: forward() gathered there, with the query,
   /// Wo and the feed-forward block run on those positions (keys and values from every one);
@@ -37,10 +39,11 @@ struct ModernBertLayerImpl : torch::nn::Module {
 
  private:
   /// Attention output (after Wo) for `queries` [B,R,H] at rotary rows `query_rotary`, keys
-  /// and values from `x` [B,S,H] (queries == x: one fused product).
+  /// and values from `x` [B,S,H] (queries == x: one fused product, x then possibly the [T,H]
+  /// rows of `layout`, and the output too).
   torch::Tensor attention(const torch::Tensor& queries, const torch::Tensor& x, const torch::Tensor& bias,
                           const RotaryTable& query_rotary, const RotaryTable& rotary,
-                          const BandedWindow* banded = nullptr);
+                          const BandedWindow* banded = nullptr, const TokenLayout& layout = {});
 
   /// h + the GeGLU block of norm(h).
   torch::Tensor feed_forward(const torch::Tensor& h);

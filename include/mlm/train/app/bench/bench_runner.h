@@ -11,7 +11,8 @@ namespace mlm::train::bench {
 
 struct BenchOptions {
   int64_t steps = 10;       // timed steps
-  int64_t warmup = 2;       // untimed steps first (allocator, oneDNN primitive caches)
+  int64_t warmup = 8;       // untimed steps first (allocator, oneDNN primitive caches): one
+                            // pass over the synthetic ring, whose masked counts differ
   bool real_data = false;   // tokenizer + StreamingDataset + MaskingCollator instead of
                             // synthetic ids (the corpus and tokenizer of the config)
   int peak_repeats = 5;     // products for the peak (2048³ on CPU, 8192³ on CUDA)
