@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""A tiny, randomly initialised masked-LM export for trying tests/reference/finetune_reference.py
+(and the C++ fine-tuning against it) in seconds: a WordPiece vocabulary trained with
+`tokenizers` on the given text files, and a BertForMaskedLM or ModernBertForMaskedLM saved
+with save_pretrained beside its fast tokenizer.
+
+    .venv/bin/python tests/reference/make_tiny_hf_model.py OUT_DIR TEXT_FILE... \\
+        [--arch bert|modernbert] [--vocab 4000] [--seed 0]
+
+TEXT_FILE: plain text, or JSONL whose "text", "text_pair" and "tokens" fields are read.
+"""
+import argparse
+import json
+
+import torch
+import transformers
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+
+
+def texts(paths):
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if not path.endswith(".jsonl"):
+                    yield line
+                    continue
+                r = json.loads(line)
+                for k in ("text", "text_pair"):
+                    if k in r:
+                        yield r[k]
+                if "tokens" in r:
+                    yield " ".join(r["tokens"])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--arch", choices=("bert", "modernbert"), default="bert")
+    ap.add_argument("--vocab", type=int, default=4000)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.train_from_iterator(texts(args.files), trainers.WordPieceTrainer(
+        vocab_size=args.vocab, special_tokens=special))
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+    fast = transformers.BertTokenizerFast(tokenizer_object=tok, do_lower_case=True)
+    fast.save_pretrained(args.out)
+
+    torch.manual_seed(args.seed)
+    v = tok.get_vocab_size()
+    if args.arch == "bert":
+        config = transformers.BertConfig(
+            vocab_size=v, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+            intermediate_size=128, max_position_embeddings=128, pad_token_id=0)
+        model = transformers.BertForMaskedLM(config)
+    else:
+        config = transformers.ModernBertConfig(
+            vocab_size=v, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+            intermediate_size=128, max_position_embeddings=128, pad_token_id=0,
+            cls_token_id=cls, sep_token_id=sep, bos_token_id=cls, eos_token_id=sep,
+            global_attn_every_n_layers=2, local_attention=32)
+        model = transformers.ModernBertForMaskedLM(config)
+    model.save_pretrained(args.out)
+    print(f"{args.arch}: vocabulary {v}, {sum(p.numel() for p in model.parameters())} "
+          f"parameters -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()
