@@ -55,6 +55,11 @@ class MaskedLmImpl : public torch::nn::Module {
   /// selected count. Zero selected positions give a zero loss with zero gradient.
   virtual MlmOutput forward(const MlmInputs& inputs, bool return_logits = false) = 0;
 
+  /// The encoder's output [B,S,H] for `inputs` (input ids, token types, padding and documents;
+  /// the masked positions are not read): what a classifier fine-tuned on the encoder reads.
+  /// ELECTRA's pair gives its discriminator's, on the ids as they are.
+  virtual torch::Tensor last_hidden_states(const MlmInputs& inputs) = 0;
+
   /// Re-draws every weight as the architecture's reference initialises it.
   virtual void init_weights() = 0;
 

@@ -104,6 +104,11 @@ MlmOutput BertForPreTrainingImpl::forward(const MlmInputs& in, bool return_logit
   return out;
 }
 
+torch::Tensor BertForPreTrainingImpl::last_hidden_states(const MlmInputs& in) {
+  return bert->forward(in.input_ids, in.token_type_ids, attention_bias_for(in, config_),
+                       TokenLayout::of(in.attention_mask, in.has_padding));
+}
+
 TensorDict BertForPreTrainingImpl::hf_state_dict() { return to_hf_state_dict(*this); }
 
 TensorDict BertForPreTrainingImpl::hf_gradients() { return to_hf_gradients(*this); }

@@ -86,6 +86,11 @@ MlmOutput ElectraForMaskedLMImpl::forward(const MlmInputs& in, bool return_logit
   return score(logits, in.masked_labels, return_logits);
 }
 
+torch::Tensor ElectraForMaskedLMImpl::last_hidden_states(const MlmInputs& in) {
+  return body(embeddings(in.input_ids, in.token_type_ids), attention_bias_for(in, config_),
+              TokenLayout::of(in.attention_mask, in.has_padding));
+}
+
 // ---- the discriminator and the pair -----------------------------------------------------------
 
 DiscriminatorHeadImpl::DiscriminatorHeadImpl(const config::ModelConfig& c) : act_(c.hidden_act) {
@@ -156,6 +161,11 @@ MlmOutput ElectraForPreTrainingImpl::forward(const MlmInputs& in, bool return_lo
     out.rtd_logits = padding_mask.defined() ? logits.detach().masked_fill(padding_mask.eq(0), 0.0f) : logits.detach();
   }
   return out;
+}
+
+torch::Tensor ElectraForPreTrainingImpl::last_hidden_states(const MlmInputs& in) {
+  return discriminator(discriminator_embeddings(in.input_ids, in.token_type_ids), attention_bias_for(in, config_),
+                       TokenLayout::of(in.attention_mask, in.has_padding));
 }
 
 }  // namespace mlm::model

@@ -147,6 +147,10 @@ ModernBertMasks ModernBertForMaskedLMImpl::masks_for(const MlmInputs& in, bool l
   return masks;
 }
 
+torch::Tensor ModernBertForMaskedLMImpl::last_hidden_states(const MlmInputs& in) {
+  return model->forward(in.input_ids, masks_for(in, /*last_layer_sparse=*/false));
+}
+
 MlmOutput ModernBertForMaskedLMImpl::forward(const MlmInputs& in, bool return_logits) {
   check_inputs(in);
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);

@@ -1,5 +1,10 @@
 #include "mlm/train/app/saved_model.h"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+
 #include "mlm/config/config_loader.h"
 #include "mlm/model/electra/electra_hf.h"
 #include "mlm/model/hf/hf_directory.h"
@@ -73,7 +78,49 @@ SavedModel open_electra_pair(const fs::path& dir, const config::RunConfig& confi
   return {model_config, std::move(tokenizer), model, std::nullopt};
 }
 
+bool is_classification_dir(const fs::path& dir) {
+  std::ifstream in(dir / "config.json");
+  if (!in) return false;
+  const auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("architectures") || !j["architectures"].is_array()) return false;
+  for (const auto& name : j["architectures"]) {
+    const auto s = name.is_string() ? name.get<std::string>() : "";
+    if (s.find("ForSequenceClassification") != std::string::npos || s.find("ForTokenClassification") != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+SavedModel open_saved_encoder(const fs::path& dir, const config::RunConfig& config, model::TensorDict& file_weights) {
+  file_weights.clear();
+  if (!is_classification_dir(dir)) return open_saved_model(dir, config);
+  return as_user_input([&] {
+    const auto config_json = (dir / "config.json").string();
+    auto model_config = model::model_config_from_hf(config_json, config.model);
+    model_config.init_from.clear();
+    auto tokenizer = load_tokenizer(dir, config);
+    require_same_vocabulary(tokenizer, model_config.vocab_size, config_json);
+    auto model = model::make_masked_lm(model_config, tokenizer.size(), tokenizer.vocab().ids.pad);
+    file_weights = model::read_hf_weights(dir.string());
+    // The model's keys from the file; the MLM head's (outside the encoder) as initialised when
+    // the file has none. A missing encoder key stays missing, and the load names it.
+    const std::string encoder_prefix = model_config.architecture == config::Architecture::modernbert ? "model." : "bert.";
+    model::TensorDict merged;
+    for (const auto& [key, own] : model->hf_state_dict()) {
+      const auto it = std::find_if(file_weights.begin(), file_weights.end(), [&](const auto& kv) { return kv.first == key; });
+      if (it != file_weights.end()) {
+        merged.emplace_back(key, it->second);
+      } else if (key.rfind(encoder_prefix, 0) != 0 && key.rfind("head.", 0) != 0 &&
+                 own.data_ptr() != model->word_embeddings().data_ptr()) {  // the tied decoder: the file's embeddings
+        merged.emplace_back(key, own.clone());
+      }
+    }
+    model->load_hf_state_dict(merged, model::find_hf_weights(dir.string()));
+    return SavedModel{model_config, std::move(tokenizer), model, std::nullopt};
+  });
+}
 
 SavedModel open_saved_model(const fs::path& dir, const config::RunConfig& config) {
   if (!fs::is_directory(dir)) throw UsageError("--checkpoint " + dir.string() + ": no such directory");

@@ -60,6 +60,7 @@ class BertForPreTrainingImpl : public MaskedLmImpl {
   BertForPreTrainingImpl(const config::ModelConfig& config, int64_t vocab_size, int64_t pad_id);
 
   MlmOutput forward(const MlmInputs& inputs, bool return_logits = false) override;
+  torch::Tensor last_hidden_states(const MlmInputs& inputs) override;
   void init_weights() override;
   torch::Tensor word_embeddings() const override { return bert->embeddings->word_embeddings->weight; }
   TensorDict hf_state_dict() override;

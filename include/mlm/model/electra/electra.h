@@ -63,6 +63,7 @@ class ElectraForMaskedLMImpl : public MaskedLmImpl {
   ElectraForMaskedLMImpl(const config::ModelConfig& config, int64_t vocab_size, int64_t pad_id);
 
   MlmOutput forward(const MlmInputs& inputs, bool return_logits = false) override;
+  torch::Tensor last_hidden_states(const MlmInputs& inputs) override;
   void init_weights() override;
   torch::Tensor word_embeddings() const override { return embeddings->word_embeddings->weight; }
   TensorDict hf_state_dict() override;
@@ -104,6 +105,7 @@ class ElectraForPreTrainingImpl : public MaskedLmImpl {
   ElectraForPreTrainingImpl(const config::ModelConfig& config, int64_t vocab_size, int64_t pad_id);
 
   MlmOutput forward(const MlmInputs& inputs, bool return_logits = false) override;
+  torch::Tensor last_hidden_states(const MlmInputs& inputs) override;
   void init_weights() override;
   torch::Tensor word_embeddings() const override { return generator->word_embeddings(); }
   TensorDict hf_state_dict() override;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "mlm/config/run_config.h"
 #include "mlm/model/hf/weight_format.h"
 #include "mlm/train/loop/eval_result.h"
@@ -53,5 +55,15 @@ struct FilledText {
 /// [MASK] or longer than the model's positions.
 std::vector<FilledText> fill_masks(const std::filesystem::path& dir, const std::vector<std::string>& texts,
                                    int64_t top_k);
+
+/// mlm-finetune: the model of `model_dir` (a checkpoint or a Hugging Face directory) with a new
+/// classification head, fine-tuned on the task of `task_file` (configs/probes/*.yaml) on the
+/// CPU. Returns the report: every step's loss, learning rate and gradient norm, the validation
+/// scores of every epoch, the best epoch's, and the test scores with its weights. With
+/// `output`, the fine-tuned ...For{Sequence,Token}Classification directory (config.json with the
+/// label names, model.safetensors, tokenizer files). ConfigError / DataError (exit 2) for a bad
+/// task file or split, naming the file and line.
+nlohmann::json finetune_saved_model(const std::filesystem::path& model_dir, const std::string& task_file,
+                                    const std::optional<std::filesystem::path>& output);
 
 }  // namespace mlm::train

@@ -28,4 +28,12 @@ struct SavedModel {
 /// a tokenizer whose vocabulary size differs from the model's.
 SavedModel open_saved_model(const std::filesystem::path& dir, const config::RunConfig& config);
 
+/// What a fine-tuning starts from: open_saved_model's directories, and also a classification
+/// one (config.json's architectures ...ForSequenceClassification / ...ForTokenClassification, a
+/// previous fine-tuning's or transformers'), whose encoder is loaded while the MLM head it lacks
+/// keeps its initialisation (the classifier does not read it). `file_weights` receives such a
+/// directory's weights, for the classifier's head; empty otherwise.
+SavedModel open_saved_encoder(const std::filesystem::path& dir, const config::RunConfig& config,
+                              model::TensorDict& file_weights);
+
 }  // namespace mlm::train

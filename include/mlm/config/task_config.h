@@ -1,0 +1,55 @@
+#pragma once
+// A labelled task to fine-tune on (configs/probes/*.yaml): where its examples are, what they
+// hold, how it is scored, and the fine-tuning recipe (transformers' Trainer defaults for
+// classification: AdamW, linear warmup and decay, a few epochs, early stopping).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlm::config {
+
+enum class TaskKind { sequence_classification, token_classification };
+enum class TaskMetric { accuracy, macro_f1, matthews, span_f1 };
+
+const char* to_string(TaskKind kind);
+const char* to_string(TaskMetric metric);
+
+struct TaskSection {
+  std::string name;
+  TaskKind kind = TaskKind::sequence_classification;
+  std::string train, validation, test;  // JSON lines; relative paths from the working directory
+  std::string text_field = "text";      // sequence tasks: the text (first segment)
+  std::string text_pair_field;          // sequence tasks: the second segment ("" = single)
+  std::string label_field = "label";    // sequence: one label; token: one tag per word
+  std::string tokens_field = "tokens";  // token tasks: the words
+  std::vector<std::string> labels;      // the label set, in the classifier's order
+  TaskMetric metric = TaskMetric::accuracy;
+  int64_t max_seq_len = 128;            // longer inputs are truncated (and counted)
+};
+
+struct FinetuneSection {
+  int64_t epochs = 3;
+  double learning_rate = 5e-5;
+  int64_t batch_size = 32;
+  double warmup_ratio = 0.1;            // warmup steps = ceil(ratio * total steps)
+  double weight_decay = 0.01;           // not on biases and norm weights
+  int64_t early_stopping_patience = 1;  // epochs without a better validation score (0 = off)
+  int64_t seed = 42;                    // the head's initialisation, dropout, the data order
+  bool shuffle = true;                  // a new order of the training examples every epoch
+                                        //   (false: file order, as the parity check needs)
+  bool dropout = true;                  // false: train with every dropout off
+  int64_t max_steps = 0;                // > 0: exactly this many steps (data repeats)
+  double max_grad_norm = 1.0;
+};
+
+struct TaskConfig {
+  TaskSection task;
+  FinetuneSection finetune;
+  std::string origin;  // the file it was read from, for error messages
+};
+
+/// Reads a task file. ConfigError naming the file, line and dotted key for unknown keys,
+/// values of the wrong type or out of range, a missing name, split or label set.
+TaskConfig load_task_config(const std::string& path);
+
+}  // namespace mlm::config

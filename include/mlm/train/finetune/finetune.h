@@ -1,0 +1,61 @@
+#pragma once
+// Fine-tuning a Classifier on a task with the recipe of transformers' Trainer: AdamW (no decay
+// on biases and norm weights), linear warmup then linear decay to 0, gradient clipping, a few
+// epochs in batches padded to their longest example, the task's metric on the validation split
+// after every epoch, early stopping, and the best epoch's weights scored on the test split.
+#include <torch/torch.h>
+
+#include <optional>
+#include <vector>
+
+#include "mlm/config/task_config.h"
+#include "mlm/train/finetune/classifier.h"
+#include "mlm/train/finetune/labelled_data.h"
+#include "mlm/train/finetune/task_metrics.h"
+
+namespace mlm::train::finetune {
+
+struct TaskSplits {
+  EncodedSplit train, validation;
+  std::optional<EncodedSplit> test;
+};
+
+struct Evaluation {
+  int64_t step = 0;
+  double epoch = 0;
+  TaskScores validation;
+};
+
+struct FinetuneResult {
+  std::vector<double> losses, learning_rates, grad_norms;  // one per optimizer step
+  std::vector<Evaluation> evaluations;
+  double best_validation = 0, best_epoch = 0;
+  std::optional<TaskScores> test;  // with the best weights
+  int64_t steps = 0, total_steps = 0, warmup_steps = 0;
+  double seconds = 0;
+};
+
+/// Fine-tunes `classifier` (its encoder's dropout unless task.finetune.dropout is false) and
+/// leaves it holding the best epoch's weights. The default CPU generator's state is restored
+/// afterwards: a probe inside a pretraining run leaves the run's random draws as they were.
+FinetuneResult run_finetune(Classifier& classifier, const config::TaskConfig& task, const TaskSplits& splits,
+                            int64_t pad_id, const torch::Device& device);
+
+/// Predictions of `classifier` (eval mode) on `split`, in batches of `batch_size`, scored.
+TaskScores evaluate_split(Classifier& classifier, const config::TaskSection& task, const EncodedSplit& split,
+                          int64_t batch_size, int64_t pad_id, const torch::Device& device);
+
+/// The batch of examples [first, first + count) of `order` (indices into `examples`): ids, token
+/// types and mask padded to the longest on the right, and labels [B] or [B, S] (-100 padding).
+struct ClassifierBatch {
+  model::MlmInputs inputs;
+  torch::Tensor labels;
+};
+ClassifierBatch make_batch(const std::vector<EncodedExample>& examples, const std::vector<int64_t>& order,
+                           size_t first, size_t count, int64_t pad_id, bool token_task, const torch::Device& device);
+
+/// The learning rate of optimizer step `step` (0-based): linear from 0 over `warmup` steps,
+/// then linearly down to 0 at `total` (transformers' get_linear_schedule_with_warmup).
+double linear_warmup_decay(double peak, int64_t step, int64_t warmup, int64_t total);
+
+}  // namespace mlm::train::finetune

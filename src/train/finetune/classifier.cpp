@@ -1,0 +1,159 @@
+#include "mlm/train/finetune/classifier.h"
+
+#include <cmath>
+
+#include "mlm/model/bert/bert.h"
+#include "mlm/model/kernels/dropout.h"
+#include "mlm/model/layers.h"
+#include "mlm/model/modernbert/modernbert.h"
+#include "mlm/util/errors.h"
+
+namespace mlm::train::finetune {
+namespace {
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+void normal_init(const torch::nn::Linear& layer, double std) {
+  torch::NoGradGuard no_grad;
+  layer->weight.normal_(0.0, std);
+  layer->bias.zero_();
+}
+
+// transformers' ModernBERT: normal(0, std) cut at +-cutoff * std, drawn again outside.
+void truncated_init(const torch::nn::Linear& layer, double std, double cutoff) {
+  torch::NoGradGuard no_grad;
+  auto& w = layer->weight;
+  w.normal_(0.0, std);
+  for (auto outside = w.abs().gt(cutoff * std); outside.any().item<bool>(); outside = w.abs().gt(cutoff * std)) {
+    w.copy_(torch::where(outside, torch::empty_like(w).normal_(0.0, std), w));
+  }
+  layer->bias.zero_();
+}
+
+model::BertModelImpl* bert_of(model::MaskedLm& encoder) {
+  auto* m = dynamic_cast<model::BertForPreTrainingImpl*>(encoder.get());
+  return m ? m->bert.get() : nullptr;
+}
+
+}  // namespace
+
+ClassifierImpl::ClassifierImpl(model::MaskedLm encoder_in, config::TaskKind kind_in, int64_t num_labels)
+    : encoder(std::move(encoder_in)), kind(kind_in) {
+  const auto& c = encoder->config();
+  architecture_ = c.architecture;
+  const bool sequence = kind == config::TaskKind::sequence_classification;
+  const int64_t h = c.hidden_size;
+  register_module("encoder", encoder.ptr());
+  switch (architecture_) {
+    case config::Architecture::bert:
+      dropout_p_ = c.hidden_dropout_prob;
+      if (sequence && !bert_of(encoder)->pooler_dense) {
+        pooler = register_module("pooler", torch::nn::Linear(h, h));
+        normal_init(pooler, c.initializer_range);
+      }
+      classifier = register_module("classifier", torch::nn::Linear(h, num_labels));
+      normal_init(classifier, c.initializer_range);
+      break;
+    case config::Architecture::modernbert:
+      dropout_p_ = 0.0;  // transformers' classifier_dropout default
+      classifier = register_module("classifier", torch::nn::Linear(h, num_labels));
+      truncated_init(classifier, 1.0 / std::sqrt(static_cast<double>(h)), c.initializer_cutoff_factor);
+      break;
+    case config::Architecture::electra:
+      dropout_p_ = c.hidden_dropout_prob;
+      if (sequence) {
+        dense = register_module("dense", torch::nn::Linear(h, h));
+        normal_init(dense, c.initializer_range);
+      }
+      classifier = register_module("classifier", torch::nn::Linear(h, num_labels));
+      normal_init(classifier, c.initializer_range);
+      break;
+  }
+}
+
+torch::Tensor ClassifierImpl::dropout(const torch::Tensor& x) const {
+  return model::kernels::dropout(x, dropout_p_, is_training());
+}
+
+torch::Tensor ClassifierImpl::forward(const model::MlmInputs& in) {
+  const auto hidden = encoder->last_hidden_states(in);  // [B,S,H]
+  const bool sequence = kind == config::TaskKind::sequence_classification;
+  torch::Tensor features = sequence ? hidden.select(1, 0) : hidden;
+  switch (architecture_) {
+    case config::Architecture::bert:
+      if (sequence) {
+        const auto& pool = pooler ? pooler : bert_of(encoder)->pooler_dense;
+        features = torch::tanh(model::linear(pool, features));
+      }
+      features = dropout(features);
+      break;
+    case config::Architecture::modernbert: {
+      auto& m = *dynamic_cast<model::ModernBertForMaskedLMImpl*>(encoder.get());
+      features = m.head_norm(model::activation(model::linear(m.head_dense, features),
+                                               encoder->config().classifier_activation));
+      features = dropout(features);
+      break;
+    }
+    case config::Architecture::electra:
+      features = dropout(features);
+      if (sequence) features = dropout(torch::gelu(model::linear(dense, features)));
+      break;
+  }
+  return model::linear(classifier, features).to(torch::kFloat32);
+}
+
+std::string ClassifierImpl::hf_class() const {
+  const char* base = architecture_ == config::Architecture::bert         ? "Bert"
+                     : architecture_ == config::Architecture::modernbert ? "ModernBert"
+                                                                         : "Electra";
+  return std::string(base) + (kind == config::TaskKind::sequence_classification ? "ForSequenceClassification"
+                                                                                 : "ForTokenClassification");
+}
+
+model::TensorDict ClassifierImpl::hf_state_dict() {
+  model::TensorDict out;
+  const bool sequence = kind == config::TaskKind::sequence_classification;
+  for (auto& [key, t] : encoder->hf_state_dict()) {
+    switch (architecture_) {
+      case config::Architecture::bert:
+        if (starts_with(key, "bert.")) out.emplace_back(key, t);
+        break;
+      case config::Architecture::modernbert:
+        if (starts_with(key, "model.") || starts_with(key, "head.")) out.emplace_back(key, t);
+        break;
+      case config::Architecture::electra:
+        throw UsageError("exporting an ELECTRA classifier is not offered yet; its scores are reported");
+    }
+  }
+  if (pooler) {
+    out.emplace_back("bert.pooler.dense.weight", pooler->weight.detach());
+    out.emplace_back("bert.pooler.dense.bias", pooler->bias.detach());
+  }
+  const std::string head = architecture_ == config::Architecture::electra && sequence ? "classifier.out_proj." : "classifier.";
+  out.emplace_back(head + "weight", classifier->weight.detach());
+  out.emplace_back(head + "bias", classifier->bias.detach());
+  return out;
+}
+
+bool ClassifierImpl::load_head(const model::TensorDict& state) {
+  torch::NoGradGuard no_grad;
+  auto find = [&](const std::string& key) -> torch::Tensor {
+    for (const auto& [k, t] : state)
+      if (k == key) return t;
+    return {};
+  };
+  const auto weight = find("classifier.weight"), bias = find("classifier.bias");
+  if (!weight.defined() || !bias.defined() || weight.sizes() != classifier->weight.sizes()) return false;
+  classifier->weight.copy_(weight);
+  classifier->bias.copy_(bias);
+  if (pooler) {
+    const auto pw = find("bert.pooler.dense.weight"), pb = find("bert.pooler.dense.bias");
+    if (pw.defined() && pb.defined()) {
+      pooler->weight.copy_(pw);
+      pooler->bias.copy_(pb);
+    }
+  }
+  return true;
+}
+
+}  // namespace mlm::train::finetune
