@@ -59,9 +59,10 @@ std::optional<Template> make_template(const JsonReader& json) {
   }
   if (type == "RobertaProcessing") {
     const int32_t cls = special_id(json, "cls"), sep = special_id(json, "sep");
+    // RoBERTa has no token types: the second sequence is type 0 too.
     return Template{{special(cls, 0), sequence(0, 0), special(sep, 0)},
-                    {special(cls, 0), sequence(0, 0), special(sep, 0), special(sep, 1), sequence(1, 1),
-                     special(sep, 1)}};
+                    {special(cls, 0), sequence(0, 0), special(sep, 0), special(sep, 0), sequence(1, 0),
+                     special(sep, 0)}};
   }
   if (type == "TemplateProcessing") {
     const auto& specials = json.has("special_tokens") ? json.at("special_tokens").json() : nlohmann::json::object();

@@ -91,7 +91,7 @@ SplitBehavior split_behavior_from(const std::string& name, bool* ok) {
 // own \s and \w differ (no U+000B/U+0085; Alphabetic rather than Letter).
 std::string onig_to_icu_pattern(const std::string& pattern) {
   static const char* kSpace = "\\t-\\r\\x{85}\\p{Z}";
-  static const char* kWord = "\\p{L}\\p{M}\\p{Nd}\\p{Pc}";
+  static const char* kWord = "\\p{L}\\p{M}\\p{N}\\p{Pc}";
   static const char* kDigit = "\\p{Nd}";
   std::string out;
   int class_depth = 0;
