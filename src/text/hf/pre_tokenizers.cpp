@@ -189,7 +189,7 @@ std::unique_ptr<PreTokenizer> make_pre_tokenizer(const JsonReader& json) {
   }
   if (type == "Whitespace") {
     // \w+|[^\w\s]+ kept, the rest (whitespace) removed.
-    return std::make_unique<PatternSplit>("", std::make_unique<OnigRegex>(R"(\w+|[^\w\s]+)"), nullptr,
+    return std::make_unique<PatternSplit>("", std::make_unique<OnigRegex>(R"(\w+|[^\w\s]+)", RegexDialect::rust_regex), nullptr,
                                           SplitBehavior::removed, true);
   }
   if (type == "WhitespaceSplit") {

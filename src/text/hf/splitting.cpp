@@ -86,13 +86,18 @@ SplitBehavior split_behavior_from(const std::string& name, bool* ok) {
   return SplitBehavior::isolated;
 }
 
-// Oniguruma's Unicode classes (doc/RE, ONIG_SYNTAX_RUBY with UTF-8): \s is 0009-000D, 0085 and
-// the Z categories; \w is Letter, Mark, Decimal_Number, Connector_Punctuation; \d is Nd. ICU's
-// own \s and \w differ (no U+000B/U+0085; Alphabetic rather than Letter).
-std::string onig_to_icu_pattern(const std::string& pattern) {
-  static const char* kSpace = "\\t-\\r\\x{85}\\p{Z}";
-  static const char* kWord = "\\p{L}\\p{M}\\p{N}\\p{Pc}";
-  static const char* kDigit = "\\p{Nd}";
+// Oniguruma's classes under UTF-8 (doc/RE; regenc.c): \s is 0009-000D, 0085 and the Z
+// categories; \w is Alphabetic, M, Nd and Pc (Unicode's Word less Join_Control), but below
+// U+0100 its Latin-1 table decides, which also counts ² ³ ¹ ¼ ½ ¾ as word characters; \d is Nd
+// (0-9 below U+0100). ICU's own \s lacks U+000B and U+0085, its \w the Latin-1 numbers.
+// The Rust regex crate (the Whitespace pre-tokenizer's) follows UTS #18: \s is White_Space,
+// \w is Alphabetic, M, Nd, Pc and Join_Control.
+std::string onig_to_icu_pattern(const std::string& pattern, RegexDialect dialect) {
+  const bool onig = dialect == RegexDialect::oniguruma;
+  const char* kSpace = onig ? "\\t-\\r\\x{85}\\p{Z}" : "\\p{White_Space}";
+  const char* kWord = onig ? "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\x{B2}\\x{B3}\\x{B9}\\x{BC}-\\x{BE}"
+                           : "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}";
+  const char* kDigit = "\\p{Nd}";
   std::string out;
   int class_depth = 0;
   for (size_t i = 0; i < pattern.size(); ++i) {
@@ -130,11 +135,11 @@ struct OnigRegex::Impl {
   std::unique_ptr<icu::RegexPattern> pattern;
 };
 
-OnigRegex::OnigRegex(const std::string& pattern) : impl_(std::make_unique<Impl>()) {
+OnigRegex::OnigRegex(const std::string& pattern, RegexDialect dialect) : impl_(std::make_unique<Impl>()) {
   UErrorCode status = U_ZERO_ERROR;
   UParseError parse_error;
   impl_->pattern.reset(icu::RegexPattern::compile(
-      icu::UnicodeString::fromUTF8(onig_to_icu_pattern(pattern)), 0, parse_error, status));
+      icu::UnicodeString::fromUTF8(onig_to_icu_pattern(pattern, dialect)), 0, parse_error, status));
   if (U_FAILURE(status)) {
     throw std::invalid_argument(std::string("the regex does not compile (") + u_errorName(status) +
                                 " at offset " + std::to_string(parse_error.offset) + ")");

@@ -46,13 +46,17 @@ void char_spans(std::string_view text, Predicate&& is_match, std::vector<Span>& 
   if (last < text.size()) out.push_back({last, static_cast<uint32_t>(text.size()), false});
 }
 
+/// Whose syntax a pattern is written in: tokenizer.json's patterns are Oniguruma's (the onig
+/// crate); the Whitespace pre-tokenizer's is the Rust regex crate's.
+enum class RegexDialect { oniguruma, rust_regex };
+
 /// An Oniguruma pattern as tokenizer.json stores it, compiled for ICU's regex engine after
 /// rewriting the classes whose meaning differs (\s, \S, \w, \W, \d: Oniguruma's Unicode
 /// definitions). Thread-safe: each call uses its own matcher.
 class OnigRegex {
  public:
   /// std::invalid_argument with ICU's message when the pattern does not compile.
-  explicit OnigRegex(const std::string& pattern);
+  explicit OnigRegex(const std::string& pattern, RegexDialect dialect = RegexDialect::oniguruma);
   ~OnigRegex();
   OnigRegex(const OnigRegex&) = delete;
   OnigRegex& operator=(const OnigRegex&) = delete;
@@ -66,7 +70,7 @@ class OnigRegex {
 };
 
 /// The pattern rewritten for ICU (exposed for tests).
-std::string onig_to_icu_pattern(const std::string& pattern);
+std::string onig_to_icu_pattern(const std::string& pattern, RegexDialect dialect);
 
 SplitBehavior split_behavior_from(const std::string& name, bool* ok);
 
