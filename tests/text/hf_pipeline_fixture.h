@@ -21,6 +21,8 @@ inline std::vector<std::string> hf_extra_lines() {
       "<0x41><0xE3>", "\xE2\x96\x81\xE2\x96\x81", "<|endoftext|>text<|padding|>", "don't you're we've I'm he'll she'd",
       "DON'T YOU'RE", "``quoted''", "e\xCC\x81" "e\xCC\x81" "e\xCC\x81", "\r\n\r\n", "a\r\nb", "a \n\n b",
   };
+  // Where tokenizers' Precompiled differs from sentencepiece: ours must follow tokenizers.
+  for (auto& line : precompiled_differences(true, true)) out.push_back(line);
   std::mt19937 rng(28);
   const std::string letters = "abcdefghijklmnopqrstuvwxyz";
   for (int n : {30, 80, 101, 150, 400}) {
