@@ -115,7 +115,8 @@ INSTANTIATE_TEST_SUITE_P(HfTokenizerKinds, HfTokenizerAgreement,
                          ::testing::Values("roberta", "modernbert", "mistral", "llama", "xlmr",
                                            "unigram_byte_fallback", "bert", "bpe_options", "llama3_split",
                                            "split_behaviors", "split_removed_inverted", "whitespace_digits",
-                                           "whitespace_split_bert"),
+                                           "whitespace_split_bert", "added_token_options", "metaspace_never",
+                                           "metaspace_always"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace mlm::text::hf_pipeline_agreement

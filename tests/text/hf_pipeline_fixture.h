@@ -20,6 +20,8 @@ inline std::vector<std::string> hf_extra_lines() {
       "<s>hello</s> world", "<unk> <pad>", "|||IP_ADDRESS||| 10.0.0.1", "a|||IP_ADDRESS|||b",
       "<0x41><0xE3>", "\xE2\x96\x81\xE2\x96\x81", "<|endoftext|>text<|padding|>", "don't you're we've I'm he'll she'd",
       "DON'T YOU'RE", "``quoted''", "e\xCC\x81" "e\xCC\x81" "e\xCC\x81", "\r\n\r\n", "a\r\nb", "a \n\n b",
+      "the theme them the", "xthe the_ the.", "singing  ing sing ing", "CAFÉ café Café CAFÉS", "ended ed ed  x",
+      "<sep>  <sep>x", " <se <sep <sep>", "\xEF\xBC\xA6\xEF\xBD\x95\xEF\xBD\x8C\xEF\xBD\x8C full FULL",
   };
   // Where tokenizers' Precompiled differs from sentencepiece: ours must follow tokenizers.
   for (auto& line : precompiled_differences(true, true)) out.push_back(line);

@@ -314,6 +314,28 @@ def main(train_path, lines_path, out_dir):
         os.makedirs(out, exist_ok=True)
         d, _ = byte_level_variant(base, pre, norm)
         reference(d, lines, out)
+    # Added tokens with every option, matched before and after a normalizer.
+    tok = reload(built["roberta"])
+    tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
+    tok.add_tokens([AddedToken("the", single_word=True), AddedToken("ing", lstrip=True, rstrip=True),
+                    AddedToken("Ｆｕｌｌ", normalized=True), AddedToken("CAFÉ", normalized=False, single_word=True),
+                    AddedToken("ed ", rstrip=True, normalized=False), AddedToken("\u2581", normalized=False)])
+    tok.add_special_tokens([AddedToken("<sep>", rstrip=True, lstrip=True), AddedToken("<se", normalized=False)])
+    write_kind(out_dir, "added_token_options", as_dict(tok), lines)
+    # Metaspace's other prepend schemes, over Mistral's vocabulary.
+    for scheme, split_words in (("never", True), ("always", False)):
+        d = copy.deepcopy(built["mistral"])
+        d["pre_tokenizer"] = {"type": "Metaspace", "replacement": METASPACE, "prepend_scheme": scheme,
+                              "split": split_words}
+        d["decoder"] = {"type": "Metaspace", "replacement": METASPACE, "prepend_scheme": scheme,
+                        "split": split_words}
+        write_kind(out_dir, "metaspace_" + scheme, d, lines)
+
+
+def write_kind(out_dir, name, d, lines):
+    out = os.path.join(out_dir, name)
+    os.makedirs(out, exist_ok=True)
+    reference(d, lines, out)
 
 
 def pre_tokenizers_seq(steps):

@@ -89,13 +89,15 @@ class Bpe : public Model {
     const size_t before = out.size();
     merge_word(word, out);
     std::unique_lock lock(cache_mutex_, std::try_to_lock);
-    if (lock.owns_lock() && cache_.size() < kCacheCapacity) {
+    if (lock.owns_lock() && cache_.size() < kCacheCapacity && word.size() < kCacheMaxWordBytes) {
       cache_.emplace(std::string(word), std::vector<int32_t>(out.begin() + before, out.end()));
     }
   }
 
  private:
-  static constexpr size_t kCacheCapacity = 10000;  // the library's default
+  // The library's defaults: a whole text (Metaspace without split) is not kept.
+  static constexpr size_t kCacheCapacity = 10000;
+  static constexpr size_t kCacheMaxWordBytes = 256;
 
   void read_merges(const JsonReader& json) {
     const auto merges = json.array("merges");

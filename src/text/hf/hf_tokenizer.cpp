@@ -53,6 +53,7 @@ void read_added_tokens(const JsonReader& root, Pipeline& p) {
     if (t.normalized) {
       std::string pattern = t.content;
       if (p.normalizer) p.normalizer->normalize(pattern);
+      p.pieces[t.id] = pattern;  // the library's id_to_token (and decode) give the normalized form
       normalized_patterns.push_back(std::move(pattern));
       normalized.push_back(std::move(t));
     } else {

@@ -3,7 +3,9 @@
 #include <unicode/regex.h>
 #include <unicode/utext.h>
 
+#include <atomic>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace mlm::text::hf {
 
@@ -133,13 +135,34 @@ std::string onig_to_icu_pattern(const std::string& pattern, RegexDialect dialect
 
 struct OnigRegex::Impl {
   std::unique_ptr<icu::RegexPattern> pattern;
+  uint64_t serial;  // names the pattern in the per-thread matcher cache (an address may be reused)
 };
+
+namespace splitting_detail {
+
+std::atomic<uint64_t> next_serial{1};
+
+// A RegexMatcher is not thread-safe and costs an allocation to make: each thread keeps one
+// per pattern.
+icu::RegexMatcher& thread_matcher(const icu::RegexPattern& pattern, uint64_t serial) {
+  thread_local std::unordered_map<uint64_t, std::unique_ptr<icu::RegexMatcher>> matchers;
+  auto& matcher = matchers[serial];
+  if (!matcher) {
+    UErrorCode status = U_ZERO_ERROR;
+    matcher.reset(pattern.matcher(status));
+    if (U_FAILURE(status)) throw std::runtime_error(std::string("ICU regex matcher: ") + u_errorName(status));
+  }
+  return *matcher;
+}
+
+}  // namespace splitting_detail
 
 OnigRegex::OnigRegex(const std::string& pattern, RegexDialect dialect) : impl_(std::make_unique<Impl>()) {
   UErrorCode status = U_ZERO_ERROR;
   UParseError parse_error;
   impl_->pattern.reset(icu::RegexPattern::compile(
       icu::UnicodeString::fromUTF8(onig_to_icu_pattern(pattern, dialect)), 0, parse_error, status));
+  impl_->serial = splitting_detail::next_serial++;
   if (U_FAILURE(status)) {
     throw std::invalid_argument(std::string("the regex does not compile (") + u_errorName(status) +
                                 " at offset " + std::to_string(parse_error.offset) + ")");
@@ -151,22 +174,20 @@ OnigRegex::~OnigRegex() = default;
 void OnigRegex::spans(std::string_view text, std::vector<Span>& out) const {
   out.clear();
   UErrorCode status = U_ZERO_ERROR;
-  // One matcher per thread and pattern would save its allocation; per call keeps it simple
-  // (a call covers a whole pre-token or normalized segment, not a character).
-  UText* utext = utext_openUTF8(nullptr, text.data(), static_cast<int64_t>(text.size()), &status);
-  std::unique_ptr<icu::RegexMatcher> matcher(impl_->pattern->matcher(status));
-  matcher->reset(utext);
+  UText utext = UTEXT_INITIALIZER;
+  utext_openUTF8(&utext, text.data(), static_cast<int64_t>(text.size()), &status);
+  icu::RegexMatcher& matcher = splitting_detail::thread_matcher(*impl_->pattern, impl_->serial);
+  matcher.reset(&utext);
   uint32_t last = 0;
-  while (matcher->find(status) && U_SUCCESS(status)) {
-    const auto begin = static_cast<uint32_t>(matcher->start64(status));
-    const auto end = static_cast<uint32_t>(matcher->end64(status));
+  while (matcher.find(status) && U_SUCCESS(status)) {
+    const auto begin = static_cast<uint32_t>(matcher.start64(status));
+    const auto end = static_cast<uint32_t>(matcher.end64(status));
     // An empty match stays a (dropped) match: it still cuts the gap around it, as in onig.
     if (last < begin) out.push_back({last, begin, false});
     out.push_back({begin, end, true});
     last = end;
   }
-  matcher.reset();
-  utext_close(utext);
+  utext_close(&utext);
   if (last < text.size() || text.empty()) out.push_back({last, static_cast<uint32_t>(text.size()), false});
 }
 
