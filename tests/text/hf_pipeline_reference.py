@@ -2,6 +2,8 @@
 library (and `sentencepiece` for the Unigram models), and the ids that library gives.
 
 usage: hf_pipeline_reference.py TRAIN.txt LINES.jsonl OUT_DIR
+       hf_pipeline_reference.py encode DIR LINES.jsonl   (DIR/tokenizer.json exists: only the
+                                                          reference files are written into DIR)
 TRAIN.txt: training text; LINES.jsonl: one JSON string per line (the first 500 are trained on
 as well, the rest are unseen). For each kind, OUT_DIR/<kind>/ gets tokenizer.json (and
 tokenizer_config.json where the kind names its roles) and reference.jsonl, one object per line:
@@ -342,5 +344,15 @@ def pre_tokenizers_seq(steps):
     return {"type": "Sequence", "pretokenizers": steps}
 
 
+def encode_only(directory, lines_path):
+    with open(lines_path, encoding="utf-8") as f:
+        lines = [json.loads(line) for line in f]
+    with open(os.path.join(directory, "tokenizer.json"), encoding="utf-8") as f:
+        reference(json.load(f), lines, directory)
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    if sys.argv[1] == "encode":
+        encode_only(*sys.argv[2:4])
+    else:
+        main(*sys.argv[1:4])
