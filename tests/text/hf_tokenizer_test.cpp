@@ -2,6 +2,8 @@
 // pieces and ids, and one-line errors naming the file and the JSON key for bad input.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "mlm/text/hf/hf_tokenizer.h"
 #include "mlm/util/errors.h"
 #include "text/hf_pipeline_fixture.h"
@@ -172,6 +174,46 @@ TEST_F(HfTokenizerBadInput, ARoleTheVocabularyLacks) {
               std::string::npos) << e.what();
   }
   fs::remove(dir_ / "tokenizer_config.json");
+}
+
+}  // namespace mlm::text::hf_tokenizer_api
+
+namespace mlm::text::hf_tokenizer_api {
+
+// The data loader encodes from several threads: the scratch buffers are per thread and the
+// BPE word cache is shared under a lock, so every thread gets the single-threaded ids.
+TEST(HfTokenizerThreads, ConcurrentEncodesGiveTheSameIds) {
+  for (const char* kind : {"roberta", "xlmr", "mistral"}) {
+    const auto tokenizer = HfTokenizer::load((hf_reference_dir() / kind).string());
+    const auto& lines = mlm::testing::hf_lines();
+    std::vector<std::vector<int32_t>> want;
+    for (const auto& line : lines) want.push_back(tokenizer.encode(line, true));
+    std::vector<size_t> differ(4, 0);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < differ.size(); ++t) {
+      threads.emplace_back([&, t] {
+        for (size_t i = t; i < lines.size() * 2; i += 3) {
+          differ[t] += tokenizer.encode(lines[i % lines.size()], true) != want[i % lines.size()];
+        }
+      });
+    }
+    for (auto& thread : threads) thread.join();
+    for (size_t t = 0; t < differ.size(); ++t) EXPECT_EQ(differ[t], 0u) << kind << " thread " << t;
+  }
+}
+
+// Text is documented as valid UTF-8; broken bytes must still not crash or read out of bounds.
+TEST(HfTokenizerRobustness, InvalidUtf8NeitherCrashesNorLosesTheRest) {
+  const std::vector<std::string> broken = {"\xFF", "abc\xC3", "\xE2\x82", "\x80\x80 x", "a\xF0\x9F\x98 b",
+                                           std::string("nul\0byte", 8), "\xED\xA0\x80 surrogate"};
+  for (const char* kind : {"roberta", "modernbert", "mistral", "xlmr", "bert", "bpe_options", "whitespace_digits"}) {
+    const auto tokenizer = HfTokenizer::load((hf_reference_dir() / kind).string());
+    for (const auto& text : broken) {
+      const auto ids = tokenizer.encode(text + " tail", false);
+      for (int32_t id : ids) EXPECT_LT(id, tokenizer.vocab_size()) << kind;
+      EXPECT_FALSE(ids.empty()) << kind << ": " << text;
+    }
+  }
 }
 
 }  // namespace mlm::text::hf_tokenizer_api
