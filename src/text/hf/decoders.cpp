@@ -1,5 +1,7 @@
 #include "decoders.h"
 
+#include <cctype>
+
 #include "byte_level.h"
 #include "components.h"
 #include "mlm/text/utf8.h"

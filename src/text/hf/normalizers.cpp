@@ -86,10 +86,8 @@ class Strip : public Normalizer {
     size_t begin = 0, end = text.size();
     if (left_) {
       for (size_t i = 0; i < end;) {
-        const size_t at = i;
         if (!is_rust_whitespace(next_char(text, i))) break;
         begin = i;
-        (void)at;
       }
     }
     if (right_) {
