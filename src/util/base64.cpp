@@ -27,4 +27,36 @@ std::string base64_encode(std::string_view bytes) {
   return out;
 }
 
+std::optional<std::string> base64_decode(std::string_view text) {
+  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
+  std::string out;
+  out.reserve(text.size() * 3 / 4);
+  uint32_t bits = 0;
+  int count = 0;
+  for (char c : text) {
+    int v;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+') v = 62;
+    else if (c == '/') v = 63;
+    else return std::nullopt;
+    bits = (bits << 6) | uint32_t(v);
+    if (++count == 4) {
+      out += char(bits >> 16);
+      out += char(bits >> 8);
+      out += char(bits);
+      bits = 0;
+      count = 0;
+    }
+  }
+  if (count == 1) return std::nullopt;
+  if (count == 2) out += char(bits >> 4);
+  if (count == 3) {
+    out += char(bits >> 10);
+    out += char(bits >> 2);
+  }
+  return out;
+}
+
 }  // namespace mlm

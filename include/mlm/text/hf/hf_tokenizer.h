@@ -1,0 +1,86 @@
+#pragma once
+// A Hugging Face `tokenizers` pipeline read from a tokenizer.json, giving the ids the Python
+// library gives (tests/text/hf_pipeline_agreement_test.cpp checks several thousand lines per
+// kind): added tokens split out of the raw text, normalizer, pre-tokenizer, model (BPE,
+// Unigram, WordPiece), post-processor. Offsets, truncation and padding are not computed.
+//
+// Entry points:
+//   HfTokenizer::load(path)                 a tokenizer.json, or a directory holding one
+//   encode(text, ids, starts_word)          ids without the post-processor's specials, and
+//                                           which ids begin a pre-tokenizer word
+//   encode(text, true) / encode_pair(a, b)  ids as tokenizer.encode(...) gives them
+//   decode, vocab_size, id_to_piece, piece_to_id, special_tokens(), is_special(id)
+//
+// Supported components (anything else is a DataError naming the file and the JSON key):
+//   normalizer     NFC NFD NFKC NFKD Lowercase StripAccents Strip Replace Prepend Precompiled
+//                  BertNormalizer Sequence
+//   pre_tokenizer  ByteLevel Metaspace Whitespace WhitespaceSplit BertPreTokenizer Split Digits
+//                  Punctuation CharDelimiterSplit Sequence
+//   model          BPE (dropout null or 0) Unigram WordPiece
+//   post_processor BertProcessing RobertaProcessing TemplateProcessing ByteLevel Sequence
+//   decoder        ByteLevel Metaspace WordPiece ByteFallback Fuse Strip Replace BPEDecoder
+//                  Sequence (decode only; another decoder type: pieces joined by spaces)
+// Regexes (Split, Replace, ByteLevel's GPT-2 pattern) run on ICU with Oniguruma's \s \w \d.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mlm::text::hf {
+
+struct Pipeline;  // src/text/hf/hf_tokenizer.cpp
+
+/// The special-token roles, read from tokenizer_config.json / special_tokens_map.json beside
+/// tokenizer.json ("cls_token", ...: a string or {"content": ...}); cls and sep otherwise from
+/// the post-processor (the first and last special of the single template), unk from the model.
+/// A role the files do not give is unset.
+struct HfSpecialTokens {
+  std::optional<int32_t> cls, sep, mask, pad, unk, bos, eos;
+};
+
+class HfTokenizer {
+ public:
+  /// `path`: a tokenizer.json file or a directory holding one. DataError naming the file (and
+  /// the JSON key) when it cannot be read, is not JSON, or uses an unsupported component.
+  static HfTokenizer load(const std::string& path);
+  /// From tokenizer.json text; `config_dir` (optional) holds tokenizer_config.json and
+  /// special_tokens_map.json. `origin` names the text in errors.
+  static HfTokenizer from_json(std::string_view json, const std::string& origin,
+                               const std::string& config_dir = {});
+
+  /// Replaces `ids` by the ids of `text` (valid UTF-8) without the post-processor's special
+  /// tokens; `starts_word` (when given) by 1 for each id that begins a pre-token or is an
+  /// added token, else 0: the words whole-word masking keeps together.
+  void encode(std::string_view text, std::vector<int32_t>& ids,
+              std::vector<uint8_t>* starts_word = nullptr) const;
+  /// tokenizer.encode(text, add_special_tokens=...).ids
+  std::vector<int32_t> encode(std::string_view text, bool add_special_tokens) const;
+  /// tokenizer.encode(a, b, add_special_tokens=...).ids; `type_ids` gets the token types.
+  std::vector<int32_t> encode_pair(std::string_view a, std::string_view b, bool add_special_tokens = true,
+                                   std::vector<int32_t>* type_ids = nullptr) const;
+  /// tokenizer.decode(ids, skip_special_tokens=...). DataError for an id out of range.
+  std::string decode(const std::vector<int32_t>& ids, bool skip_special_tokens = true) const;
+
+  /// The largest id + 1 (the model's pieces and the added tokens).
+  int64_t vocab_size() const;
+  /// "" for an id no piece has; DataError for an id out of range.
+  const std::string& id_to_piece(int32_t id) const;
+  /// Added tokens first, then the model's pieces.
+  std::optional<int32_t> piece_to_id(std::string_view piece) const;
+  const HfSpecialTokens& special_tokens() const;
+  /// An added token marked special (never masked nor decoded with skip_special_tokens).
+  bool is_special(int32_t id) const;
+  /// The tokenizer.json's model type: "BPE", "Unigram" or "WordPiece".
+  const std::string& model_type() const;
+
+ private:
+  explicit HfTokenizer(std::shared_ptr<const Pipeline> pipeline) : pipeline_(std::move(pipeline)) {}
+  std::vector<int32_t> apply_template(const std::vector<int32_t>& a, const std::vector<int32_t>* b,
+                                      bool add_special_tokens, std::vector<int32_t>* type_ids) const;
+
+  std::shared_ptr<const Pipeline> pipeline_;  // immutable, shared by copies
+};
+
+}  // namespace mlm::text::hf

@@ -1,0 +1,85 @@
+// The post-processors of tokenizers as templates of special ids around the sequences
+// (tokenizers/src/processors/): what encode adds with add_special_tokens.
+#include "components.h"
+
+namespace mlm::text::hf {
+namespace post_processors_detail {
+
+// ["[SEP]", 102]
+int32_t special_id(const JsonReader& json, const char* name) {
+  const JsonReader pair = json.at(name);
+  const auto& v = pair.json();
+  if (!v.is_array() || v.size() != 2 || !v[0].is_string() || !v[1].is_number_integer()) {
+    pair.fail("expected [token, id], got " + v.dump());
+  }
+  return v[1].get<int32_t>();
+}
+
+Template::Item special(int32_t id, int32_t type_id) { return {-1, {id}, type_id}; }
+Template::Item sequence(int which, int32_t type_id) { return {which, {}, type_id}; }
+
+std::vector<Template::Item> template_items(const JsonReader& json, const char* name,
+                                           const nlohmann::json& specials, const JsonReader& where) {
+  std::vector<Template::Item> items;
+  for (const auto& piece : json.array(name)) {
+    if (piece.has("Sequence")) {
+      const JsonReader s = piece.at("Sequence");
+      const auto id = s.string("id");
+      if (id != "A" && id != "B") s.fail("'" + id + "' is not A or B", "id");
+      items.push_back(sequence(id == "A" ? 0 : 1, static_cast<int32_t>(s.integer("type_id"))));
+    } else if (piece.has("SpecialToken")) {
+      const JsonReader s = piece.at("SpecialToken");
+      const auto id = s.string("id");
+      if (!specials.is_object() || !specials.contains(id)) {
+        where.fail("'" + id + "' is used in the template but not listed", "special_tokens");
+      }
+      const JsonReader entry(specials[id], where.key() + ".special_tokens." + id, where.origin());
+      Template::Item item{-1, {}, static_cast<int32_t>(s.integer("type_id"))};
+      for (const auto& one : entry.array("ids")) {
+        if (!one.json().is_number_integer()) one.fail("expected an id, got " + one.json().dump());
+        item.ids.push_back(one.json().get<int32_t>());
+      }
+      items.push_back(std::move(item));
+    } else {
+      piece.fail("expected {\"Sequence\": ...} or {\"SpecialToken\": ...}");
+    }
+  }
+  return items;
+}
+
+}  // namespace post_processors_detail
+
+std::optional<Template> make_template(const JsonReader& json) {
+  using namespace post_processors_detail;
+  const std::string type = json.type();
+  if (type == "BertProcessing") {
+    const int32_t cls = special_id(json, "cls"), sep = special_id(json, "sep");
+    return Template{{special(cls, 0), sequence(0, 0), special(sep, 0)},
+                    {special(cls, 0), sequence(0, 0), special(sep, 0), sequence(1, 1), special(sep, 1)}};
+  }
+  if (type == "RobertaProcessing") {
+    const int32_t cls = special_id(json, "cls"), sep = special_id(json, "sep");
+    // RoBERTa has no token types: the second sequence is type 0 too.
+    return Template{{special(cls, 0), sequence(0, 0), special(sep, 0)},
+                    {special(cls, 0), sequence(0, 0), special(sep, 0), special(sep, 0), sequence(1, 0),
+                     special(sep, 0)}};
+  }
+  if (type == "TemplateProcessing") {
+    const auto& specials = json.has("special_tokens") ? json.at("special_tokens").json() : nlohmann::json::object();
+    return Template{template_items(json, "single", specials, json), template_items(json, "pair", specials, json)};
+  }
+  if (type == "ByteLevel") return std::nullopt;  // offsets only
+  if (type == "Sequence") {
+    std::optional<Template> out;
+    for (const auto& step : json.array("processors")) {
+      auto t = make_template(step);
+      if (t && out) step.fail("a second processor that adds special tokens is not supported");
+      if (t) out = std::move(t);
+    }
+    return out;
+  }
+  json.fail("post-processor type '" + type + "' is not supported (BertProcessing, RobertaProcessing, "
+            "TemplateProcessing, ByteLevel, Sequence)", "type");
+}
+
+}  // namespace mlm::text::hf

@@ -1,0 +1,227 @@
+// The pre-tokenizers of tokenizers (tokenizers/src/pre_tokenizers/): each splits one piece
+// into pre-tokens, which the model then encodes separately (and which whole-word masking
+// counts as words).
+#include "../wordpiece/bert_chars.h"
+#include "byte_level.h"
+#include "components.h"
+#include "splitting.h"
+#include "unicode_chars.h"
+
+namespace mlm::text::hf {
+namespace pre_tokenizers_detail {
+
+// GPT-2's pattern (tokenizers/src/pre_tokenizers/byte_level.rs).
+constexpr const char* kGpt2Pattern =
+    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+
+class ByteLevel : public PreTokenizer {
+ public:
+  ByteLevel(bool add_prefix_space, bool use_regex)
+      : add_prefix_space_(add_prefix_space),
+        regex_(use_regex ? std::make_unique<OnigRegex>(kGpt2Pattern) : nullptr) {}
+  void split(std::string_view text, bool at_text_start, Pieces& out) const override {
+    thread_local std::string spaced, mapped;
+    thread_local std::vector<Span> spans;
+    if (add_prefix_space_ && (text.empty() || text.front() != ' ')) {
+      spaced.assign(" ");
+      spaced.append(text);
+      text = spaced;
+    }
+    if (!regex_) {
+      spans.assign(1, Span{0, static_cast<uint32_t>(text.size()), false});
+    } else {
+      regex_->spans(text, spans);
+    }
+    for (const auto& s : spans) {
+      if (s.begin == s.end) continue;
+      mapped.clear();
+      append_byte_level(text.substr(s.begin, s.end - s.begin), mapped);
+      out.add(mapped, at_text_start && s.begin == 0);
+    }
+  }
+
+ private:
+  bool add_prefix_space_;
+  std::unique_ptr<OnigRegex> regex_;
+};
+
+class Metaspace : public PreTokenizer {
+ public:
+  enum class Prepend { always, first, never };
+  Metaspace(std::string replacement, Prepend prepend, bool split)
+      : replacement_(std::move(replacement)), prepend_(prepend), split_(split) {}
+  void split(std::string_view text, bool at_text_start, Pieces& out) const override {
+    thread_local std::string replaced;
+    thread_local std::vector<Span> spans;
+    replaced.clear();
+    for (char c : text) {
+      if (c == ' ') {
+        replaced += replacement_;
+      } else {
+        replaced += c;
+      }
+    }
+    const bool starts_with_it = replaced.compare(0, replacement_.size(), replacement_) == 0;
+    if (!starts_with_it && (prepend_ == Prepend::always || (prepend_ == Prepend::first && at_text_start))) {
+      replaced.insert(0, replacement_);
+    }
+    if (!split_) {
+      out.add(replaced, at_text_start);
+      return;
+    }
+    literal_spans(replaced, replacement_, spans);
+    split_spans(replaced, at_text_start, spans, SplitBehavior::merged_with_next, false, out);
+  }
+
+ private:
+  std::string replacement_;
+  Prepend prepend_;
+  bool split_;
+};
+
+// Split, Whitespace, WhitespaceSplit, Punctuation, Digits, CharDelimiterSplit: a pattern and a
+// behavior.
+class PatternSplit : public PreTokenizer {
+ public:
+  using CharTest = bool (*)(char32_t);
+  PatternSplit(std::string literal, std::unique_ptr<OnigRegex> regex, CharTest test,
+               SplitBehavior behavior, bool invert)
+      : literal_(std::move(literal)), regex_(std::move(regex)), test_(test), behavior_(behavior), invert_(invert) {}
+  void split(std::string_view text, bool at_text_start, Pieces& out) const override {
+    thread_local std::vector<Span> spans;
+    if (regex_) {
+      regex_->spans(text, spans);
+    } else if (test_) {
+      char_spans(text, test_, spans);
+    } else {
+      literal_spans(text, literal_, spans);
+    }
+    split_spans(text, at_text_start, spans, behavior_, invert_, out);
+  }
+
+ private:
+  std::string literal_;
+  std::unique_ptr<OnigRegex> regex_;
+  CharTest test_;
+  SplitBehavior behavior_;
+  bool invert_;
+};
+
+class BertPreTokenizer : public PreTokenizer {
+ public:
+  void split(std::string_view text, bool at_text_start, Pieces& out) const override {
+    thread_local Pieces words;
+    thread_local std::vector<Span> spans;
+    words.clear();
+    char_spans(text, is_rust_whitespace, spans);
+    split_spans(text, at_text_start, spans, SplitBehavior::removed, false, words);
+    for (const auto& w : words.pieces) {
+      const std::string_view word = words.view(w);
+      char_spans(word, bert::is_punctuation, spans);
+      split_spans(word, w.at_text_start, spans, SplitBehavior::isolated, false, out);
+    }
+  }
+};
+
+class PreTokenizerSequence : public PreTokenizer {
+ public:
+  explicit PreTokenizerSequence(std::vector<std::unique_ptr<PreTokenizer>> steps) : steps_(std::move(steps)) {}
+  void split(std::string_view text, bool at_text_start, Pieces& out) const override {
+    if (steps_.empty()) {
+      out.add(text, at_text_start);
+      return;
+    }
+    Pieces current, next;
+    current.add(text, at_text_start);
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      Pieces& target = k + 1 == steps_.size() ? out : next;
+      if (&target == &next) next.clear();
+      for (const auto& p : current.pieces) steps_[k]->split(current.view(p), p.at_text_start, target);
+      if (&target == &next) std::swap(current, next);
+    }
+  }
+
+ private:
+  std::vector<std::unique_ptr<PreTokenizer>> steps_;
+};
+
+bool is_numeric(char32_t c) { return is_rust_numeric(c); }
+bool is_punctuation(char32_t c) { return bert::is_punctuation(c); }
+bool is_whitespace(char32_t c) { return is_rust_whitespace(c); }
+
+SplitBehavior behavior_of(const JsonReader& json, const char* fallback) {
+  bool ok = false;
+  const auto name = json.string_or("behavior", fallback);
+  const auto behavior = split_behavior_from(name, &ok);
+  if (!ok) {
+    json.fail("'" + name + "' is not a split behavior (Removed, Isolated, MergedWithPrevious, "
+              "MergedWithNext, Contiguous)", "behavior");
+  }
+  return behavior;
+}
+
+}  // namespace pre_tokenizers_detail
+
+std::unique_ptr<PreTokenizer> make_pre_tokenizer(const JsonReader& json) {
+  using namespace pre_tokenizers_detail;
+  const std::string type = json.type();
+  if (type == "ByteLevel") {
+    return std::make_unique<ByteLevel>(json.boolean_or("add_prefix_space", true), json.boolean_or("use_regex", true));
+  }
+  if (type == "Metaspace") {
+    std::string replacement = json.has("replacement") ? json.string("replacement") : json.string_or("str_rep", "\xE2\x96\x81");
+    Metaspace::Prepend prepend = Metaspace::Prepend::always;
+    if (json.has("prepend_scheme")) {
+      const auto scheme = json.string("prepend_scheme");
+      if (scheme == "always") {
+        prepend = Metaspace::Prepend::always;
+      } else if (scheme == "first") {
+        prepend = Metaspace::Prepend::first;
+      } else if (scheme == "never") {
+        prepend = Metaspace::Prepend::never;
+      } else {
+        json.fail("'" + scheme + "' is not a prepend scheme (always, first, never)", "prepend_scheme");
+      }
+    } else if (!json.boolean_or("add_prefix_space", true)) {
+      prepend = Metaspace::Prepend::never;  // the format before prepend_scheme
+    }
+    return std::make_unique<Metaspace>(std::move(replacement), prepend, json.boolean_or("split", true));
+  }
+  if (type == "Whitespace") {
+    // \w+|[^\w\s]+ kept, the rest (whitespace) removed.
+    return std::make_unique<PatternSplit>("", std::make_unique<OnigRegex>(R"(\w+|[^\w\s]+)", RegexDialect::rust_regex), nullptr,
+                                          SplitBehavior::removed, true);
+  }
+  if (type == "WhitespaceSplit") {
+    return std::make_unique<PatternSplit>("", nullptr, is_whitespace, SplitBehavior::removed, false);
+  }
+  if (type == "BertPreTokenizer") return std::make_unique<BertPreTokenizer>();
+  if (type == "Punctuation") {
+    return std::make_unique<PatternSplit>("", nullptr, is_punctuation, behavior_of(json, "Isolated"), false);
+  }
+  if (type == "Digits") {
+    return std::make_unique<PatternSplit>(
+        "", nullptr, is_numeric,
+        json.boolean_or("individual_digits", false) ? SplitBehavior::isolated : SplitBehavior::contiguous, false);
+  }
+  if (type == "CharDelimiterSplit") {
+    return std::make_unique<PatternSplit>(json.string("delimiter"), nullptr, nullptr, SplitBehavior::removed, false);
+  }
+  if (type == "Split") {
+    std::string literal;
+    std::unique_ptr<OnigRegex> regex;
+    read_pattern(json, literal, regex);
+    return std::make_unique<PatternSplit>(std::move(literal), std::move(regex), nullptr,
+                                          behavior_of(json, "Isolated"), json.boolean_or("invert", false));
+  }
+  if (type == "Sequence") {
+    std::vector<std::unique_ptr<PreTokenizer>> steps;
+    for (const auto& step : json.array("pretokenizers")) steps.push_back(make_pre_tokenizer(step));
+    return std::make_unique<PreTokenizerSequence>(std::move(steps));
+  }
+  json.fail("pre-tokenizer type '" + type + "' is not supported (ByteLevel, Metaspace, Whitespace, "
+            "WhitespaceSplit, BertPreTokenizer, Split, Digits, Punctuation, CharDelimiterSplit, Sequence)",
+            "type");
+}
+
+}  // namespace mlm::text::hf
