@@ -132,6 +132,7 @@ TaskConfig load_task_config(const std::string& path) {
       {"shuffle", scalar(f.shuffle)},
       {"dropout", scalar(f.dropout)},
       {"max_steps", scalar(f.max_steps)},
+      {"max_train_examples", scalar(f.max_train_examples)},
       {"max_grad_norm", scalar(f.max_grad_norm)},
   };
   for (const auto& entry : root) {
@@ -160,6 +161,7 @@ TaskConfig load_task_config(const std::string& path) {
   check(f.weight_decay >= 0, c, "finetune.weight_decay", "must be >= 0");
   check(f.early_stopping_patience >= 0, c, "finetune.early_stopping_patience", "must be >= 0");
   check(f.max_steps >= 0, c, "finetune.max_steps", "must be >= 0");
+  check(f.max_train_examples >= 0, c, "finetune.max_train_examples", "must be >= 0");
   return c;
 }
 

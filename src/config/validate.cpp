@@ -420,6 +420,7 @@ void validate_checkpoint(const CheckpointConfig& c) {
 void validate_eval(const EvalConfig& e) {
   at_least("eval.every_steps", e.every_steps, 0, " (0 = only at the end)");
   at_least("eval.max_batches", e.max_batches, 0, " (0 = the whole validation set)");
+  at_least("eval.probe_every_steps", e.probe_every_steps, 0, " (0 = at every evaluation)");
   at_least("eval.batch_size", e.batch_size, 0, " (0 = train.micro_batch_size)");
   at_least("eval.seed", e.seed, 0);
 }

@@ -213,6 +213,15 @@ def main():
     with open(args.task_yaml, encoding="utf-8") as f:
         spec = yaml.safe_load(f)
     task, ft = spec["task"], spec["finetune"]
+    # mlm-train's defaults for what a task file leaves out (src/config/task_config.cpp).
+    for key, default in (("kind", "sequence_classification"), ("text_field", "text"),
+                         ("label_field", "label"), ("tokens_field", "tokens"), ("metric", "accuracy"),
+                         ("max_seq_len", 128)):
+        task.setdefault(key, default)
+    for key, default in (("epochs", 3), ("learning_rate", 5e-5), ("batch_size", 32),
+                         ("warmup_ratio", 0.1), ("weight_decay", 0.01),
+                         ("early_stopping_patience", 1), ("seed", 42)):
+        ft.setdefault(key, default)
     if task["metric"] not in METRICS:
         sys.exit(f"unknown metric {task['metric']!r}")
     seed = ft["seed"] if args.seed is None else args.seed

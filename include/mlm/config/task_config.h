@@ -39,6 +39,8 @@ struct FinetuneSection {
                                         //   (false: file order, as the parity check needs)
   bool dropout = true;                  // false: train with every dropout off
   int64_t max_steps = 0;                // > 0: exactly this many steps (data repeats)
+  int64_t max_train_examples = 0;       // > 0: the first this many training examples only
+                                        //   (a probe's bound on its cost)
   double max_grad_norm = 1.0;
 };
 

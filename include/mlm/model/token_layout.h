@@ -34,6 +34,7 @@ class TokenLayout {
 
  private:
   torch::Tensor indices_;  // [T] int64 flat indices b*S+s of the real tokens, ascending
+  torch::Tensor padding_;  // [B*S-T] the padding's, ascending
   int64_t batch_ = 0, seq_ = 0;
 };
 

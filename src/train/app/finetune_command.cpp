@@ -9,6 +9,7 @@
 #include "mlm/train/app/commands.h"
 #include "mlm/train/app/saved_model.h"
 #include "mlm/train/finetune/finetune.h"
+#include "mlm/train/finetune/probes.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::train {
@@ -52,16 +53,9 @@ nlohmann::json finetune_saved_model(const fs::path& model_dir, const std::string
                           std::to_string(saved.model_config.max_position_embeddings) + " positions",
                       "task.max_seq_len");
   }
-  TaskSplits splits;
-  auto encode = [&](const std::string& path) {
-    return encode_split(task, saved.tokenizer, read_labelled_split(task, path));
-  };
-  splits.train = encode(task.train);
-  splits.validation = encode(task.validation);
-  if (!task.test.empty()) splits.test = encode(task.test);
+  const auto splits = load_task_splits(task_config, saved.tokenizer);
 
-  torch::manual_seed(static_cast<uint64_t>(task_config.finetune.seed));  // the head's initialisation
-  Classifier classifier(saved.model, task.kind, static_cast<int64_t>(task.labels.size()));
+  auto classifier = make_classifier(saved.model, task_config);
   const bool continued = !file_weights.empty() && classifier->load_head(file_weights);
   const torch::Device device(torch::kCPU);
   const auto result = run_finetune(classifier, task_config, splits, saved.tokenizer.vocab().ids.pad, device);

@@ -38,6 +38,25 @@ void RunLog::paused(double seconds) {
   if (window_) window_->pause(seconds);
 }
 
+void RunLog::probed(const std::vector<ProbeScore>& scores, const TrainerState& state) {
+  if (!is_main_) return;
+  for (const auto& s : scores) {
+    nlohmann::json row = {{"step", state.step},
+                          {"tokens", state.tokens_seen},
+                          {"probe", s.task},
+                          {"probe_metric", s.metric},
+                          {"probe_validation", s.validation},
+                          {"probe_best_epoch", s.best_epoch},
+                          {"probe_steps", s.steps},
+                          {"probe_time_s", s.seconds}};
+    if (s.test) row["probe_test"] = *s.test;
+    metrics_->write(row);
+    progress_.clear();
+    log::info("probe", "step {} | {}: validation {} {:.4f}{} | {} steps in {}", state.step, s.task, s.metric,
+              s.validation, s.test ? fmt::format(", test {:.4f}", *s.test) : "", s.steps, format_duration(s.seconds));
+  }
+}
+
 void RunLog::evaluated(const EvalResult& result, const TrainerState& state) {
   if (!is_main_) return;
   nlohmann::json row = {{"step", state.step},

@@ -33,27 +33,31 @@ void restore(torch::nn::Module& module, const std::vector<torch::Tensor>& weight
   for (size_t i = 0; i < params.size(); ++i) params[i].copy_(weights[i]);
 }
 
-// Restores the default CPU generator when it goes out of scope.
-class GeneratorStateGuard {
- public:
-  GeneratorStateGuard() {
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    state_ = generator.get_state();
-  }
-  ~GeneratorStateGuard() {
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(state_);
-  }
-  GeneratorStateGuard(const GeneratorStateGuard&) = delete;
-  GeneratorStateGuard& operator=(const GeneratorStateGuard&) = delete;
-
- private:
-  at::Tensor state_;
-};
-
 }  // namespace
+
+GeneratorStateGuard::GeneratorStateGuard() {
+  auto generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  state_ = generator.get_state();
+}
+
+GeneratorStateGuard::~GeneratorStateGuard() {
+  auto generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(state_);
+}
+
+TaskSplits load_task_splits(const config::TaskConfig& config, const text::Tokenizer& tokenizer) {
+  const auto& task = config.task;
+  auto train = read_labelled_split(task, task.train);
+  if (config.finetune.max_train_examples > 0 && static_cast<int64_t>(train.size()) > config.finetune.max_train_examples)
+    train.resize(static_cast<size_t>(config.finetune.max_train_examples));
+  TaskSplits splits;
+  splits.train = encode_split(task, tokenizer, train);
+  splits.validation = encode_split(task, tokenizer, read_labelled_split(task, task.validation));
+  if (!task.test.empty()) splits.test = encode_split(task, tokenizer, read_labelled_split(task, task.test));
+  return splits;
+}
 
 double linear_warmup_decay(double peak, int64_t step, int64_t warmup, int64_t total) {
   if (step < warmup) return peak * static_cast<double>(step) / static_cast<double>(std::max<int64_t>(1, warmup));

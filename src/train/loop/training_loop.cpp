@@ -10,7 +10,8 @@
 
 namespace mlm::train {
 
-TrainingLoop::TrainingLoop(LoopParts parts) : parts_(std::move(parts)), state_(parts_.contents.state) {}
+TrainingLoop::TrainingLoop(LoopParts parts)
+    : parts_(std::move(parts)), probes_(parts_.config.eval.probes), state_(parts_.contents.state) {}
 
 int TrainingLoop::run() {
   const RunClock clock(state_.train_time_s);
@@ -28,7 +29,7 @@ int TrainingLoop::run() {
     const bool evaluate = parts_.schedule.evaluate_at(step);
     const bool checkpoint = parts_.schedule.checkpoint_at(step);
     if (read_every_step || parts_.schedule.log_at(step) || evaluate || checkpoint) catch_up();
-    if (evaluate) pause_for([&] { evaluate_and_report(); });
+    if (evaluate) pause_for([&] { evaluate_and_report(parts_.schedule.finished(trained_step_, trained_tokens_)); });
     if (checkpoint) pause_for([&] { save_checkpoint(); });
     stop = parts_.schedule.agree_to_stop(parts_.comm, clock.run_seconds(),
                                          parts_.reporter.pending_signal());
@@ -88,7 +89,7 @@ int TrainingLoop::finish(StopReason stop, const RunClock& clock) {
   parts_.reporter.stopping(stop, state_);
   state_.train_time_s = clock.train_time_s();
   // A run that ended as configured is scored at its last step; a signalled one hurries.
-  if (exit_code_for(stop) == kExitOk && last_eval_step_ != state_.step) evaluate_and_report();
+  if (exit_code_for(stop) == kExitOk && last_eval_step_ != state_.step) evaluate_and_report(/*at_end=*/true);
   if (parts_.checkpoints.last_step() != state_.step) save_checkpoint();
   parts_.reporter.finished(state_);
   return exit_code_for(stop);
@@ -100,7 +101,7 @@ void TrainingLoop::save_checkpoint() {
   parts_.reporter.checkpointed(dir, seconds_since(start));
 }
 
-EvalResult TrainingLoop::evaluate_and_report() {
+EvalResult TrainingLoop::evaluate_and_report(bool at_end) {
   if (!valid_batches_) {  // read and tokenized once per run, masked anew at each evaluation
     valid_batches_ =
         std::make_unique<masking::ValidationBatches>(parts_.plan, parts_.contents.tokenizer);
@@ -110,6 +111,11 @@ EvalResult TrainingLoop::evaluate_and_report() {
   last_eval_ = result;
   last_eval_step_ = state_.step;
   parts_.reporter.evaluated(result, state_);
+  const int64_t every = parts_.config.eval.probe_every_steps;
+  if (!probes_.empty() && parts_.comm.is_main() && (at_end || every == 0 || state_.step % every == 0)) {
+    // Rank 0 alone: the others wait at the next collective.
+    parts_.reporter.probed(probes_.run(parts_.contents.model, parts_.contents.tokenizer, parts_.device), state_);
+  }
   return result;
 }
 

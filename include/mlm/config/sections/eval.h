@@ -2,6 +2,8 @@
 // The eval.* section: how often and on how much of the valid split the model is scored.
 // Defaults and meanings beside each field; visit() lists its keys (see run_config.h).
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace mlm::config {
 
@@ -10,6 +12,10 @@ struct EvalConfig {
   int64_t max_batches = 100;               // bound on the cost of one evaluation (0 = all)
   int64_t batch_size = 0;                  // 0 = train.micro_batch_size
   int64_t seed = 1234;                     // fixed masking seed: comparable across checkpoints
+  std::vector<std::string> probes;         // task files (configs/probes/*.yaml): each fine-tunes
+                                           //   a copy of the weights at evaluations, on rank 0
+  int64_t probe_every_steps = 0;           // probes at evaluations on multiples of this (0 = at
+                                           //   every evaluation) and at the end
 
   template <class V>
   void visit(V& v) {
@@ -17,6 +23,8 @@ struct EvalConfig {
     v("max_batches", max_batches);
     v("batch_size", batch_size);
     v("seed", seed);
+    v("probes", probes);
+    v("probe_every_steps", probe_every_steps);
   }
 };
 

@@ -26,6 +26,7 @@ class RunLog : public RunReporter {
   bool wants_every_step() const override { return progress_.enabled(); }
   void paused(double seconds) override;
   void evaluated(const EvalResult& result, const TrainerState& state) override;
+  void probed(const std::vector<ProbeScore>& scores, const TrainerState& state) override;
   void checkpointed(const std::filesystem::path& dir, double seconds) override;
   void stopping(StopReason reason, const TrainerState& state) override;
   void finished(const TrainerState& state) override;

@@ -20,6 +20,10 @@ struct TaskSplits {
   std::optional<EncodedSplit> test;
 };
 
+/// A task's splits read and tokenized (the first finetune.max_train_examples training examples
+/// when it is set); DataError as read_labelled_split.
+TaskSplits load_task_splits(const config::TaskConfig& task, const text::Tokenizer& tokenizer);
+
 struct Evaluation {
   int64_t step = 0;
   double epoch = 0;
@@ -53,6 +57,19 @@ struct ClassifierBatch {
 };
 ClassifierBatch make_batch(const std::vector<EncodedExample>& examples, const std::vector<int64_t>& order,
                            size_t first, size_t count, int64_t pad_id, bool token_task, const torch::Device& device);
+
+/// Restores the default CPU generator's state when it goes out of scope: what fine-tuning draws
+/// (the head's initialisation, dropout) leaves a pretraining run's draws as they were.
+class GeneratorStateGuard {
+ public:
+  GeneratorStateGuard();
+  ~GeneratorStateGuard();
+  GeneratorStateGuard(const GeneratorStateGuard&) = delete;
+  GeneratorStateGuard& operator=(const GeneratorStateGuard&) = delete;
+
+ private:
+  at::Tensor state_;
+};
 
 /// The learning rate of optimizer step `step` (0-based): linear from 0 over `warmup` steps,
 /// then linearly down to 0 at `total` (transformers' get_linear_schedule_with_warmup).

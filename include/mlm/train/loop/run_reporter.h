@@ -7,6 +7,7 @@
 #include "mlm/train/checkpoint/trainer_state.h"
 #include "mlm/train/loop/eval_result.h"
 #include "mlm/train/loop/run_clock.h"
+#include "mlm/train/finetune/probe_score.h"
 #include "mlm/train/loop/run_schedule.h"
 #include "mlm/train/loop/training_step.h"
 
@@ -29,6 +30,8 @@ class RunReporter {
   /// `seconds` spent off training (an evaluation, a checkpoint): not counted in tokens/s.
   virtual void paused(double seconds) = 0;
   virtual void evaluated(const EvalResult& result, const TrainerState& state) = 0;
+  /// The probes' scores (eval.probes) at an evaluation, on the main rank.
+  virtual void probed(const std::vector<ProbeScore>& scores, const TrainerState& state) {}
   virtual void checkpointed(const std::filesystem::path& dir, double seconds) = 0;
   /// The loop ends for `reason` (none: the schedule's end) at `state`.
   virtual void stopping(StopReason reason, const TrainerState& state) = 0;

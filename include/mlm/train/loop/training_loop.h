@@ -22,6 +22,7 @@
 #include "mlm/masking/batch_stream.h"
 #include "mlm/masking/validation_batches.h"
 #include "mlm/train/checkpoint/run_checkpoints.h"
+#include "mlm/train/finetune/probes.h"
 #include "mlm/train/loop/eval_result.h"
 #include "mlm/train/loop/lr_schedule.h"
 #include "mlm/train/loop/run_reporter.h"
@@ -56,9 +57,9 @@ class TrainingLoop {
   /// non-finite steps in a row, a checkpoint that cannot be written).
   int run();
 
-  /// Evaluates now (collective) and reports the result; run() does so on eval.every_steps
-  /// and at the end.
-  EvalResult evaluate_and_report();
+  /// Evaluates now (collective) and reports the result, then runs the probes when they are
+  /// due (eval.probe_every_steps, or `at_end`); run() does so on eval.every_steps and at the end.
+  EvalResult evaluate_and_report(bool at_end = false);
 
   /// Called on every rank after each step (tests, tools).
   void on_step(std::function<void(const StepStats&)> callback) { on_step_ = std::move(callback); }
@@ -78,6 +79,7 @@ class TrainingLoop {
   void save_checkpoint();
 
   LoopParts parts_;
+  finetune::Probes probes_;  // eval.probes
   TrainerState& state_;
   std::unique_ptr<masking::ValidationBatches> valid_batches_;  // read at the first evaluation
   std::optional<EvalResult> last_eval_;

@@ -1,0 +1,46 @@
+#pragma once
+// Probes during pretraining (eval.probes): at evaluation steps, each task fine-tunes a copy of
+// the run's current weights (finetune.h) and reports its scores. The run's model, optimizer
+// and random generators are left as they were, so a run with probes trains exactly as one
+// without (and resumes bit for bit).
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "mlm/config/task_config.h"
+#include "mlm/model/masked_lm.h"
+#include "mlm/text/tokenizer.h"
+#include "mlm/train/finetune/finetune.h"
+#include "mlm/train/finetune/probe_score.h"
+
+namespace mlm::train::finetune {
+
+class Probes {
+ public:
+  /// Reads every task file now (ConfigError naming eval.probes and the file); the splits are
+  /// read and tokenized at the first run().
+  explicit Probes(const std::vector<std::string>& task_files);
+
+  bool empty() const { return tasks_.empty(); }
+
+  /// Fine-tunes a copy of `model` on each task, on `device`, in fp32.
+  std::vector<ProbeScore> run(model::MaskedLm model, const text::Tokenizer& tokenizer,
+                              const torch::Device& device);
+
+ private:
+  struct Task {
+    config::TaskConfig config;
+    std::optional<TaskSplits> splits;  // encoded at the first run
+  };
+  std::vector<Task> tasks_;
+};
+
+/// A fresh model of `model`'s architecture holding a copy of its weights, on `device` (its
+/// initialisation draws from the default generator).
+model::MaskedLm copy_model(model::MaskedLm model, const torch::Device& device);
+
+/// The classifier of a task on `encoder`, its head drawn under the task's seed (the default
+/// generator restored afterwards).
+Classifier make_classifier(model::MaskedLm encoder, const config::TaskConfig& task);
+
+}  // namespace mlm::train::finetune

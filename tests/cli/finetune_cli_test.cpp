@@ -1,0 +1,209 @@
+// mlm-finetune against transformers: the same tiny export fine-tuned by tests/reference/
+// finetune_reference.py (the Trainer's recipe, data in file order, dropout off) and by
+// mlm-finetune gives the same losses step by step and the same scores; its export loads as the
+// classification class; a mlm-train checkpoint fine-tunes too; bad task files and splits exit 2
+// with one line naming the file and line.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "cli/hf_client.h"
+#include "mlm/model/hf/safetensors.h"
+
+// Named, not anonymous: the unity build compiles the cli tests together.
+namespace mlm::cli::finetune_cli {
+
+namespace fs = std::filesystem;
+using config::testing::TempDir;
+using namespace testing;
+
+const std::vector<std::string> kWords = {"river", "stone", "light", "paper", "garden", "window", "silver", "market",
+                                         "winter", "engine", "valley", "signal", "harbor", "forest", "cloud", "bridge"};
+
+// A deterministic word of kWords for (i, j).
+const std::string& word(size_t i, size_t j) { return kWords[(i * 7 + j * 3 + i * j) % kWords.size()]; }
+
+void write_lines(const fs::path& path, const std::vector<nlohmann::json>& rows) {
+  std::ofstream out(path);
+  for (const auto& r : rows) out << r.dump() << "\n";
+}
+
+// A sentence-pair task (3 labels) or a tagging task (BIO of two types) with `n` training
+// examples, 24 validation and 24 test ones, and its task file (file order, no dropout).
+fs::path write_task(const TempDir& dir, const std::string& kind, size_t n, const std::string& extra = "") {
+  const auto root = dir.path() / kind;
+  fs::create_directories(root);
+  const bool tagging = kind == "token";
+  auto rows = [&](size_t count, size_t offset) {
+    std::vector<nlohmann::json> out;
+    for (size_t i = offset; i < offset + count; ++i) {
+      if (tagging) {
+        std::vector<std::string> words, tags;
+        for (size_t j = 0; j < 6 + i % 5; ++j) {
+          words.push_back(word(i, j));
+          const bool entity = words.back().size() == 6;  // a label the model must learn from the words
+          tags.push_back(!entity ? "O" : (j % 2 ? "B-ALPHA" : "B-BETA"));
+        }
+        out.push_back({{"tokens", words}, {"tags", tags}});
+      } else {
+        std::string a, b;
+        for (size_t j = 0; j < 4 + i % 6; ++j) a += (j ? " " : "") + word(i, j);
+        for (size_t j = 0; j < 3 + i % 4; ++j) b += (j ? " " : "") + word(i + 1, j);
+        out.push_back({{"text", a}, {"text_pair", b}, {"label", std::vector<std::string>{"close", "far", "apart"}[i % 3]}});
+      }
+    }
+    return out;
+  };
+  write_lines(root / "train.jsonl", rows(n, 0));
+  write_lines(root / "validation.jsonl", rows(24, 1000));
+  write_lines(root / "test.jsonl", rows(24, 2000));
+  const auto task = root / "task.yaml";
+  std::ofstream out(task);
+  out << "task:\n  name: " << kind << "\n";
+  if (tagging) {
+    out << "  kind: token_classification\n  tokens_field: tokens\n  label_field: tags\n"
+           "  labels: [O, B-ALPHA, I-ALPHA, B-BETA, I-BETA]\n  metric: span_f1\n";
+  } else {
+    out << "  kind: sequence_classification\n  text_field: text\n  text_pair_field: text_pair\n"
+           "  labels: [close, far, apart]\n  metric: accuracy\n";
+  }
+  for (const char* split : {"train", "validation", "test"}) out << "  " << split << ": " << (root / split).string() << ".jsonl\n";
+  // Short enough that truncation happens: pairs cut longest first, tagging examples lose words.
+  out << "  max_seq_len: " << (tagging ? 8 : 14) << "\nfinetune:\n  epochs: 1\n  learning_rate: 1.0e-3\n  batch_size: 16\n"
+         "  warmup_ratio: 0.1\n  weight_decay: 0.01\n  seed: 7\n  shuffle: false\n  dropout: false\n  max_steps: 6\n"
+      << extra;
+  return task;
+}
+
+// Runs a script of tests/reference/ with the venv's Python; its stderr on failure.
+void reference_script(const TempDir& dir, const std::string& script, const std::vector<std::string>& args) {
+  std::string command =
+      shell_quote(MLM_PYTHON) + " " + shell_quote(std::string(MLM_SOURCE_DIR) + "/tests/reference/" + script);
+  for (const auto& a : args) command += " " + shell_quote(a);
+  const auto err = (dir.path() / "script.err").string();
+  command = "OMP_NUM_THREADS=1 " + command + " >" + err + " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command << "\n" << slurp(err);
+}
+
+nlohmann::json finetune(const TempDir& dir, const fs::path& model, const fs::path& task, const fs::path& output = {}) {
+  std::vector<std::string> args = {"--model", model.string(), "--task", task.string(), "--json"};
+  if (!output.empty()) args.insert(args.end(), {"--output", output.string()});
+  const CliRun run = run_tool("mlm-finetune", dir, args, false);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  try {
+    return nlohmann::json::parse(run.out);
+  } catch (const std::exception&) {
+    ADD_FAILURE() << "mlm-finetune printed no JSON: " << run.err;
+    return {};
+  }
+}
+
+struct ParityCase {
+  std::string arch, kind, hf_class;
+};
+
+class FinetuneParity : public ::testing::TestWithParam<ParityCase> {};
+
+TEST_P(FinetuneParity, SameLossesAndScoresAsTransformers) {
+  const auto& c = GetParam();
+  TempDir dir;
+  const auto task = write_task(dir, c.kind, 96);
+  const auto pretrained = dir.path() / "pretrained";
+  reference_script(dir, "make_tiny_hf_model.py",
+                   {pretrained.string(), (dir.path() / c.kind / "train.jsonl").string(), "--arch", c.arch, "--vocab", "300"});
+  // transformers initialises the head and writes that starting point; both sides start there.
+  const auto start = dir.path() / "start", reference = dir.path() / "reference.json";
+  const auto their_model = dir.path() / "reference_model";
+  reference_script(dir, "finetune_reference.py",
+                   {pretrained.string(), task.string(), "--steps", "6", "--no-dropout", "--no-early-stopping",
+                    "--save-init", start.string(), "--save-final", their_model.string(), "--out",
+                    reference.string()});
+  const auto theirs = nlohmann::json::parse(slurp(reference.string()));
+  const auto out = dir.path() / "finetuned";
+  const auto ours = finetune(dir, start, task, out);
+  ASSERT_TRUE(ours.contains("losses"));
+  EXPECT_EQ(ours["head"], "loaded");
+  EXPECT_EQ(ours["model_class"], c.hf_class);
+  ASSERT_EQ(ours["losses"].size(), 6u);
+  ASSERT_EQ(theirs["losses"].size(), 6u);
+  for (size_t s = 0; s < 6; ++s) {
+    EXPECT_NEAR(ours["losses"][s].get<double>(), theirs["losses"][s].get<double>(), 1e-4) << "step " << s;
+    EXPECT_NEAR(ours["learning_rates"][s].get<double>(), theirs["learning_rates"][s].get<double>(), 1e-12);
+  }
+  // The weights after the 6 steps, every one of them (the losses alone move little in 6 steps).
+  std::map<std::string, torch::Tensor> theirs_final;
+  for (auto& [key, t] : model::read_safetensors((their_model / "model.safetensors").string())) theirs_final[key] = t;
+  size_t compared = 0;
+  for (const auto& [key, t] : model::read_safetensors((out / "model.safetensors").string())) {
+    if (!theirs_final.count(key)) continue;  // the tied decoder is stored on one side only
+    ++compared;
+    const double diff = (t.to(torch::kFloat64) - theirs_final[key].to(torch::kFloat64)).abs().max().item<double>();
+    EXPECT_LE(diff, 1e-5) << key;
+  }
+  EXPECT_EQ(compared, theirs_final.size() - (theirs_final.count("cls.predictions.decoder.weight") ? 1 : 0));
+  EXPECT_TRUE(theirs_final.count("classifier.weight"));
+  const std::string metric = ours["metric"];
+  EXPECT_NEAR(ours["validation_best"].get<double>(), theirs["validation_best"].get<double>(), 1e-9);
+  EXPECT_NEAR(ours["test"][metric].get<double>(), theirs["test"][metric].get<double>(), 1e-9);
+  EXPECT_GT(ours["truncated"]["train"].get<int64_t>(), 0) << "truncation is part of what is compared";
+
+  // The export is the classification class transformers loads without a missing key.
+  const auto loaded = transformers_side(dir, {"load", c.hf_class, out.string()})[out.string()];
+  EXPECT_EQ(loaded["class"], c.hf_class);
+  EXPECT_TRUE(loaded["missing"].empty()) << loaded.dump();
+  EXPECT_TRUE(loaded["unexpected"].empty()) << loaded.dump();
+  // And mlm-finetune continues from it, its head included.
+  EXPECT_EQ(finetune(dir, out, task)["head"], "loaded");
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, FinetuneParity,
+                         ::testing::Values(ParityCase{"bert", "pair", "BertForSequenceClassification"},
+                                           ParityCase{"modernbert", "token", "ModernBertForTokenClassification"}),
+                         [](const auto& info) { return info.param.arch + "_" + info.param.kind; });
+
+TEST(FinetuneCli, FineTunesAnMlmTrainCheckpoint) {
+  TempDir dir;
+  const auto checkpoint = train_tiny(dir);
+  const auto report = finetune(dir, checkpoint, write_task(dir, "token", 64, "  early_stopping_patience: 1\n"));
+  EXPECT_EQ(report["model_class"], "BertForTokenClassification");
+  EXPECT_EQ(report["head"], "initialised");
+  EXPECT_EQ(report["steps_run"], 6);
+  EXPECT_TRUE(report["test"].contains("span_f1"));
+}
+
+TEST(FinetuneCli, BadTaskFilesAndSplitsExit2WithOneLine) {
+  TempDir dir;
+  const auto checkpoint = train_tiny(dir);
+  auto run = [&](const fs::path& task) {
+    return run_tool("mlm-finetune", dir, {"--model", checkpoint.string(), "--task", task.string()}, false);
+  };
+  const auto task = write_task(dir, "pair", 32);
+  const auto train = dir.path() / "pair" / "train.jsonl";
+  auto rewrite = [&](const fs::path& path, const std::string& text) { std::ofstream(path) << text; };
+
+  const std::string good_row = R"({"text": "a b", "text_pair": "c", "label": "close"})";
+  rewrite(train, good_row + "\n" + R"({"text": "a b", "text_pair": "c", "label": "perhaps"})" + "\n");
+  expect_bad_input_line(run(task), {train.string() + ":2", "unknown label 'perhaps'"});
+  rewrite(train, good_row + "\n" + R"({"text": "a b", "text_pair": "c"})" + "\n");
+  expect_bad_input_line(run(task), {train.string() + ":2", "no field 'label'"});
+  rewrite(train, good_row + "\n{not json\n");
+  expect_bad_input_line(run(task), {train.string() + ":2", "not a JSON object"});
+  rewrite(train, "\n");
+  expect_bad_input_line(run(task), {train.string(), "no examples"});
+
+  auto with_lines = [&](const std::string& from, const std::string& to) {
+    std::string text = slurp(task.string());
+    text.replace(text.find(from), from.size(), to);
+    const auto edited = dir.path() / "edited.yaml";
+    rewrite(edited, text);
+    return edited;
+  };
+  rewrite(train, good_row + "\n");
+  expect_bad_input_line(run(with_lines("max_seq_len: 14", "max_seq_len: 100000")),
+                        {"task.max_seq_len 100000 exceeds the model's"});
+  expect_bad_input_line(run(with_lines("metric: accuracy", "metric: span_f1")), {"task.metric", "span_f1"});
+  const auto unknown = with_lines("  seed: 7", "  seeds: 7");
+  expect_bad_input_line(run(unknown), {unknown.string() + ":", "finetune.seeds", "unknown key"});
+}
+
+}  // namespace mlm::cli::finetune_cli

@@ -1,0 +1,92 @@
+// Probes during pretraining (eval.probes): at evaluation steps a task fine-tunes a copy of the
+// run's weights and its scores land in metrics.jsonl, while the run itself trains exactly as it
+// would without them (same losses, same weights, bit for bit: dropout on, so the random
+// generator must come back as it was).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "mlm/train/app/trainer.h"
+#include "mlm/util/errors.h"
+#include "train_test_util.h"
+
+// Named, not anonymous: the unity build compiles the train tests together.
+namespace mlm::train::probes_test {
+using namespace mlm::train::testing;
+
+// A two-label task on the fixture corpus's lines (the labels alternate: the machinery, not
+// the learning, is under test here).
+fs::path write_probe_task(const fs::path& dir) {
+  std::ifstream corpus(std::string(MLM_FIXTURES_DIR) + "/corpus/train.txt");
+  std::ofstream train(dir / "train.jsonl"), valid(dir / "validation.jsonl");
+  std::string line;
+  for (int i = 0; std::getline(corpus, line) && i < 96;) {
+    if (line.empty()) continue;
+    (i < 64 ? train : valid) << nlohmann::json{{"text", line}, {"label", i % 2 ? "odd" : "even"}}.dump() << "\n";
+    ++i;
+  }
+  const auto task = dir / "probe.yaml";
+  std::ofstream(task) << "task:\n  name: parity\n  train: " << (dir / "train.jsonl").string()
+                      << "\n  validation: " << (dir / "validation.jsonl").string()
+                      << "\n  labels: [even, odd]\n  max_seq_len: 32\nfinetune:\n  epochs: 1\n  batch_size: 16\n"
+                         "  learning_rate: 1.0e-3\n  max_train_examples: 48\n";
+  return task;
+}
+
+struct ProbedRun {
+  std::vector<StepStats> steps;
+  std::vector<torch::Tensor> params;
+};
+
+ProbedRun train_recorded(const config::RunConfig& config) {
+  Trainer trainer(config, {"", nullptr});
+  ProbedRun run;
+  trainer.on_step([&](const StepStats& s) { run.steps.push_back(s); });
+  EXPECT_EQ(trainer.run(), 0);
+  for (const auto& p : trainer.model()->parameters()) run.params.push_back(p.detach().clone());
+  return run;
+}
+
+TEST(TrainerProbes, ScoresLandInTheMetricsAndTheRunTrainsAsWithout) {
+  const std::vector<std::string> sets = {"train.max_steps=6", "checkpoint.every_steps=0", "eval.every_steps=3",
+                                         "eval.max_batches=1"};
+  const auto plain_dir = fresh_dir("probes_without");
+  const auto plain = train_recorded(tiny_config(plain_dir, sets));
+
+  const auto dir = fresh_dir("probes_with");
+  auto with_sets = sets;
+  with_sets.push_back("eval.probes=[" + write_probe_task(dir).string() + "]");
+  const auto probed = train_recorded(tiny_config(dir, with_sets));
+
+  ASSERT_EQ(probed.steps.size(), plain.steps.size());
+  for (size_t i = 0; i < plain.steps.size(); ++i) EXPECT_EQ(probed.steps[i].loss, plain.steps[i].loss) << "step " << i;
+  ASSERT_EQ(probed.params.size(), plain.params.size());
+  for (size_t i = 0; i < plain.params.size(); ++i) EXPECT_TRUE(torch::equal(probed.params[i], plain.params[i])) << i;
+
+  std::vector<int64_t> probe_steps;
+  for (const auto& row : read_metrics(dir)) {
+    if (!row.contains("probe")) continue;
+    EXPECT_EQ(row["probe"], "parity");
+    EXPECT_EQ(row["probe_metric"], "accuracy");
+    EXPECT_GE(row["probe_validation"].get<double>(), 0.0);
+    EXPECT_EQ(row["probe_steps"], 3);  // 48 examples in batches of 16, one epoch
+    probe_steps.push_back(row["step"]);
+  }
+  EXPECT_EQ(probe_steps, (std::vector<int64_t>{3, 6}));
+  for (const auto& row : read_metrics(plain_dir)) EXPECT_FALSE(row.contains("probe"));
+}
+
+TEST(TrainerProbes, ABadTaskFileStopsTheRunBeforeItTrains) {
+  const auto dir = fresh_dir("probes_bad");
+  std::ofstream(dir / "bad.yaml") << "task:\n  name: x\n  labels: [a]\n";
+  const auto config = tiny_config(dir, {"eval.probes=[" + (dir / "bad.yaml").string() + "]"});
+  try {
+    Trainer trainer(config, {"", nullptr});
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("eval.probes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.yaml"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace mlm::train::probes_test
