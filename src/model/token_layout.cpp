@@ -44,7 +44,8 @@ struct ScatterRows : torch::autograd::Function<ScatterRows> {
 
 }  // namespace
 
-TokenLayout TokenLayout::of(const torch::Tensor& attention_mask, bool has_padding, double min_padding_share) {
+TokenLayout TokenLayout::of(const torch::Tensor& attention_mask, bool has_padding, double min_padding_share,
+                            int64_t row_multiple) {
   TokenLayout layout;
   if (!has_padding || !attention_mask.defined()) return layout;
   TORCH_CHECK(attention_mask.dim() == 2, "attention_mask must be [B,S], got ", attention_mask.sizes());
@@ -54,8 +55,15 @@ TokenLayout TokenLayout::of(const torch::Tensor& attention_mask, bool has_paddin
   if (static_cast<double>(positions - real.numel()) < min_padding_share * static_cast<double>(positions)) {
     return layout;
   }
-  layout.indices_ = real;
-  layout.padding_ = flat.eq(0).nonzero().squeeze(1);
+  // The row count rounded up to kRowMultiple with the first padding positions: products of a
+  // handful of shapes, whose kernels oneDNN builds once, instead of a new shape (and a new
+  // JIT-compiled kernel) for nearly every batch.
+  const int64_t rows = (real.numel() + row_multiple - 1) / row_multiple * row_multiple;
+  if (rows >= positions) return layout;
+  auto padding = flat.eq(0).nonzero().squeeze(1);
+  const int64_t extra = rows - real.numel();
+  layout.indices_ = extra > 0 ? std::get<0>(torch::cat({real, padding.narrow(0, 0, extra)}).sort()) : real;
+  layout.padding_ = padding.narrow(0, extra, padding.numel() - extra);
   layout.batch_ = attention_mask.size(0);
   layout.seq_ = attention_mask.size(1);
   return layout;

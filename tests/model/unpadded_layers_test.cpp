@@ -17,7 +17,7 @@ constexpr int64_t kVocab = 101, kPad = 0;
 
 TEST(TokenLayout, GathersTheRealTokensAndScattersThemBack) {
   const auto mask = torch::tensor({1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0}, torch::kLong).view({3, 4});
-  const auto layout = TokenLayout::of(mask, /*has_padding=*/true);
+  const auto layout = TokenLayout::of(mask, /*has_padding=*/true, 0.05, /*row_multiple=*/1);
   ASSERT_TRUE(layout.unpadded());
   const auto x = torch::arange(3 * 4 * 2, torch::kFloat32).view({3, 4, 2});
   const auto rows = layout.unpad(x);
@@ -32,13 +32,25 @@ TEST(TokenLayout, GathersTheRealTokensAndScattersThemBack) {
   expect_tensor_near(r.grad(), layout.unpad(weight), 0, "pad's gradient");
 }
 
+TEST(TokenLayout, RoundsTheRowsUpWithTheFirstPaddingPositions) {
+  const auto mask = torch::tensor({1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0}, torch::kLong).view({3, 4});
+  const auto layout = TokenLayout::of(mask, true, 0.05, /*row_multiple=*/4);  // 7 tokens -> 8 rows
+  const auto x = torch::arange(12, torch::kFloat32).view({3, 4, 1});
+  expect_tensor_near(layout.unpad(x).flatten(), torch::tensor({0, 1, 2, 3, 4, 5, 6, 8}, torch::kFloat32), 0,
+                     "the tokens and position 6");
+  auto kept = x.clone().flatten();
+  kept.index_fill_(0, torch::tensor({7, 9, 10, 11}), 0);
+  expect_tensor_near(layout.pad(layout.unpad(x)).flatten(), kept, 0, "zeros where no row was kept");
+  EXPECT_FALSE(TokenLayout::of(mask, true, 0.05, /*row_multiple=*/12).unpadded()) << "7 rows round up to all 12";
+}
+
 TEST(TokenLayout, IsTheIdentityWhereUnpaddingDoesNotPay) {
   const auto full = torch::ones({2, 10}, torch::kLong);
   EXPECT_FALSE(TokenLayout::of(full, true).unpadded()) << "no padding";
   auto little = full.clone();
   little[1][9] = 0;  // 1 position in 20: 5%
-  EXPECT_FALSE(TokenLayout::of(little, true, 0.06).unpadded()) << "under the share";
-  EXPECT_TRUE(TokenLayout::of(little, true, 0.05).unpadded()) << "at the share";
+  EXPECT_FALSE(TokenLayout::of(little, true, 0.06, 1).unpadded()) << "under the share";
+  EXPECT_TRUE(TokenLayout::of(little, true, 0.05, 1).unpadded()) << "at the share";
   EXPECT_FALSE(TokenLayout::of(little, false).unpadded()) << "has_padding false: the mask is not read";
   EXPECT_FALSE(TokenLayout::of(torch::Tensor(), true).unpadded()) << "no mask";
   const auto x = torch::randn({2, 10, 3});
@@ -55,7 +67,7 @@ config::ModelConfig tiny(config::Architecture architecture, config::NormPosition
   c.num_attention_heads = 4;
   c.intermediate_size = 48;
   c.num_hidden_layers = 3;
-  c.max_position_embeddings = 64;
+  c.max_position_embeddings = 128;
   c.hidden_dropout_prob = 0.0;
   c.attention_probs_dropout_prob = 0.0;
   c.norm = norm;
@@ -82,7 +94,7 @@ struct Row {
   std::vector<int64_t> selected;  // positions within the row
 };
 
-// Rows of 40, 23 and 9 tokens (40% padding in the batch), a few selected positions each.
+// Rows of 40, 23 and 9 tokens, a few selected positions each.
 std::vector<Row> rows() {
   torch::manual_seed(5);
   std::vector<Row> out;
@@ -152,7 +164,7 @@ TEST_P(UnpaddedLayers, PaddedBatchEqualsItsRowsRunOneByOne) {
   const auto rs = rows();
   const auto samples = torch::randint(5, kVocab, {9}, torch::kLong);
 
-  const auto padded = batch_of(rs, 40, samples);
+  const auto padded = batch_of(rs, 100, samples);  // 300 positions, 72 tokens: 128 rows
   ASSERT_TRUE(TokenLayout::of(padded.attention_mask, padded.has_padding).unpadded()) << "the path under test";
   const auto batched = run(model, padded);
 

@@ -17,16 +17,21 @@ class TokenLayout {
 
   /// The real tokens of attention_mask [B,S] (1 = token). The identity layout when the mask is
   /// undefined, has_padding is false, or padding is under min_padding_share of the positions
-  /// (there the gathers and scatters cost more than the rows they save).
+  /// (there the gathers and scatters cost more than the rows they save), or when the rows
+  /// rounded up to `row_multiple` would be every position.
   static TokenLayout of(const torch::Tensor& attention_mask, bool has_padding,
-                        double min_padding_share = kMinPaddingShare);
+                        double min_padding_share = kMinPaddingShare, int64_t row_multiple = kRowMultiple);
 
   /// The padding share below which unpadding does not pay (measured: docs/PERFORMANCE.md).
-  static constexpr double kMinPaddingShare = 0.05;
+  static constexpr double kMinPaddingShare = 0.15;
+  /// The rows are the real tokens and as many padding positions as round their count up to a
+  /// multiple of this (the padding rows are computed and dropped like any padding).
+  static constexpr int64_t kRowMultiple = 128;
 
   bool unpadded() const { return indices_.defined(); }
 
-  /// [B,S,...] -> [T,...]: the real tokens' rows in order (row-major). Identity: x itself.
+  /// [B,S,...] -> [T,...]: the real tokens' rows in order (row-major), with a few padding rows
+  /// (kRowMultiple). Identity: x itself.
   torch::Tensor unpad(const torch::Tensor& x) const;
 
   /// [T,...] -> [B,S,...], zeros at the padding. Identity: rows itself.
