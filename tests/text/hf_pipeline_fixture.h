@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include "mlm/util/fnv1a.h"
 #include "text/varied_texts.h"
 #include "text/wordpiece_fixture.h"
 
@@ -57,30 +60,40 @@ inline const std::vector<std::string>& hf_lines() {
   return lines;
 }
 
-/// The reference directory (see the script's docstring), removed when the binary exits.
+/// The reference directory (see the script's docstring). ctest runs every test in a process
+/// of its own, so it is made once per build and kept there, under the hash of the script, the
+/// corpus and the lines (any change makes a new one); made in a temporary directory beside it
+/// and renamed into place, so concurrent tests never read a half-written one.
 inline const std::filesystem::path& hf_reference_dir() {
-  struct Dir {
-    std::filesystem::path path = make_temp_dir("hf_pipeline_reference");
-    Dir() {
-      {
-        std::ofstream out(path / "lines.jsonl");
-        for (const auto& line : hf_lines()) out << nlohmann::json(line).dump() << "\n";
-      }
-      const std::string command =
-          quoted(MLM_PYTHON) + " " + quoted(std::string(MLM_SOURCE_DIR) + "/tests/text/hf_pipeline_reference.py") +
-          " " + quoted(corpus_path("train.txt")) + " " + quoted((path / "lines.jsonl").string()) + " " +
-          quoted(path.string()) + " 2>" + quoted((path / "make.err").string()) + " </dev/null";
-      if (std::system(command.c_str()) != 0) {
-        throw std::runtime_error("hf_pipeline_reference.py failed: " + read_text(path / "make.err"));
-      }
+  static const std::filesystem::path dir = [] {
+    namespace fs = std::filesystem;
+    const std::string script = std::string(MLM_SOURCE_DIR) + "/tests/text/hf_pipeline_reference.py";
+    Fnv1a hash;
+    hash.mix(read_text(script)).mix(read_text(corpus_path("train.txt")));
+    for (const auto& line : hf_lines()) hash.mix(line).mix("\n");
+    const fs::path done = fs::path(MLM_BINARY_DIR) / "test-text" / ("hf_pipeline_reference-" + hash.hex());
+    if (fs::exists(done / "DONE")) return done;
+    fs::create_directories(done.parent_path());
+    const fs::path path = done.string() + ".tmp-" + std::to_string(::getpid());
+    fs::remove_all(path);
+    fs::create_directories(path);
+    {
+      std::ofstream out(path / "lines.jsonl");
+      for (const auto& line : hf_lines()) out << nlohmann::json(line).dump() << "\n";
     }
-    ~Dir() {
-      std::error_code ignored;
-      std::filesystem::remove_all(path, ignored);
+    const std::string command = quoted(MLM_PYTHON) + " " + quoted(script) + " " + quoted(corpus_path("train.txt")) +
+                                " " + quoted((path / "lines.jsonl").string()) + " " + quoted(path.string()) + " 2>" +
+                                quoted((path / "make.err").string()) + " </dev/null";
+    if (std::system(command.c_str()) != 0) {
+      throw std::runtime_error("hf_pipeline_reference.py failed: " + read_text(path / "make.err"));
     }
-  };
-  static const Dir dir;
-  return dir.path;
+    std::ofstream(path / "DONE") << "complete\n";
+    std::error_code taken;  // another test's copy may have landed first: use that one
+    fs::rename(path, done, taken);
+    if (taken) fs::remove_all(path);
+    return done;
+  }();
+  return dir;
 }
 
 }  // namespace mlm::testing

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Downstream probes across pretraining: trains bert-mini and modernbert-mini (the quickstart's
+# configs/mini.yaml and configs/modernbert-mini.yaml: same tokenizer, sequences, batch, steps)
+# with eval.probes on the WordNet tasks of scripts/get_probe_data.sh, an evaluation every 75
+# steps, and draws each run's probe scores next to its masked accuracy.
+#
+#   scripts/probe_curves.sh [OUT_DIR]      (default runs/probes; ~25 minutes on 2 cores)
+#
+# The probes fine-tune a copy of the weights at each evaluation on the first 2,000 training
+# examples for 2 epochs at lr 1e-3 (a small encoder's rate; the task files' 5e-5 is meant for
+# base-sized ones) and score the whole validation split: the variants are written into
+# OUT_DIR/tasks/. Writes OUT_DIR/{bert-mini,modernbert-mini}/ (runs, metrics.jsonl with the
+# probe_* rows) and OUT_DIR/probes.png. Needs the build, the sample corpus and the probe data.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out="${1:-$root/runs/probes}"
+build="${MLM_BUILD_DIR:-$root/build}"
+python="${PYTHON:-$root/.venv/bin/python}"
+[[ -f "$root/data/sample/train.txt" ]] ||
+  { echo "error: no sample corpus in data/sample (run scripts/get_sample_corpus.sh)" >&2; exit 1; }
+[[ -f "$root/data/probes/wordnet_topic/train.jsonl" ]] ||
+  { echo "error: no probe data in data/probes (run scripts/get_probe_data.sh)" >&2; exit 1; }
+[[ -x "$build/mlm-train" ]] || { echo "error: no $build/mlm-train (run scripts/test.sh)" >&2; exit 1; }
+cd "$root"
+mkdir -p "$out/tasks"
+tasks=()
+for task in wordnet_topic wordnet_hypernym; do
+  sed -e 's/^  learning_rate: .*/  learning_rate: 1.0e-3/' -e 's/^  epochs: .*/  epochs: 2/' \
+      -e 's/^  early_stopping_patience: .*/  early_stopping_patience: 0/' \
+      "configs/probes/$task.yaml" > "$out/tasks/$task.yaml"
+  echo "  max_train_examples: 2000" >> "$out/tasks/$task.yaml"
+  tasks+=("$out/tasks/$task.yaml")
+done
+probes="[$(IFS=,; echo "${tasks[*]}")]"
+declare -A configs=([bert-mini]=configs/mini.yaml [modernbert-mini]=configs/modernbert-mini.yaml)
+for run in bert-mini modernbert-mini; do
+  echo "== $run"
+  "$build/mlm-train" --config "${configs[$run]}" --set train.output_dir="$out/$run" \
+    --set eval.every_steps=75 --set checkpoint.every_steps=0 --set logging.progress_bar=off \
+    --set "eval.probes=$probes"
+done
+
+"$python" - "$out" <<'PY'
+import json, os, sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+out = sys.argv[1]
+fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+for run, color in (("bert-mini", "tab:blue"), ("modernbert-mini", "tab:orange")):
+    rows = [json.loads(l) for l in open(os.path.join(out, run, "metrics.jsonl")) if l.strip()]
+    evals = [r for r in rows if "eval_mlm_accuracy" in r]
+    axes[0].plot([r["step"] for r in evals], [r["eval_mlm_accuracy"] for r in evals], "o-", color=color, label=run)
+    for ax, task in zip(axes[1:], ("wordnet_topic", "wordnet_hypernym")):
+        probe = [r for r in rows if r.get("probe") == task]
+        ax.plot([r["step"] for r in probe], [r["probe_validation"] for r in probe], "o-", color=color, label=run)
+        ax.set_title(f"{task}: validation {probe[0]['probe_metric'] if probe else ''}")
+        for r in probe:
+            print(f"{run} step {r['step']} {task} validation {r['probe_validation']:.4f} test {r.get('probe_test', float('nan')):.4f}")
+    for r in evals:
+        print(f"{run} step {r['step']} masked accuracy {r['eval_mlm_accuracy']:.4f}")
+axes[0].set_title("validation masked accuracy (each run's own masking)")
+for ax in axes:
+    ax.set_xlabel("step")
+    ax.legend()
+fig.tight_layout()
+fig.savefig(os.path.join(out, "probes.png"), dpi=100)
+print("wrote", os.path.join(out, "probes.png"))
+PY
