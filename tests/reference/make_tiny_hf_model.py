@@ -2,7 +2,7 @@
 """A tiny, randomly initialised masked-LM export for trying tests/reference/finetune_reference.py
 (and the C++ fine-tuning against it) in seconds: a WordPiece vocabulary trained with
 `tokenizers` on the given text files, and a BertForMaskedLM or ModernBertForMaskedLM saved
-with save_pretrained beside its fast tokenizer.
+with save_pretrained beside its fast tokenizer (electra: an ElectraForPreTraining discriminator).
 
     .venv/bin/python tests/reference/make_tiny_hf_model.py OUT_DIR TEXT_FILE... \\
         [--arch bert|modernbert] [--vocab 4000] [--seed 0]
@@ -36,7 +36,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("files", nargs="+")
-    ap.add_argument("--arch", choices=("bert", "modernbert"), default="bert")
+    ap.add_argument("--arch", choices=("bert", "modernbert", "electra"), default="bert")
     ap.add_argument("--vocab", type=int, default=4000)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
@@ -61,6 +61,12 @@ def main():
             vocab_size=v, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
             intermediate_size=128, max_position_embeddings=128, pad_token_id=0)
         model = transformers.BertForMaskedLM(config)
+    elif args.arch == "electra":  # a discriminator, as the hub holds ELECTRA's
+        config = transformers.ElectraConfig(
+            vocab_size=v, embedding_size=32, hidden_size=64, num_hidden_layers=2,
+            num_attention_heads=2, intermediate_size=128, max_position_embeddings=128,
+            pad_token_id=0)
+        model = transformers.ElectraForPreTraining(config)
     else:
         config = transformers.ModernBertConfig(
             vocab_size=v, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,

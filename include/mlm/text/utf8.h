@@ -12,6 +12,9 @@ namespace mlm::text {
 /// is untouched (and no copy is made) when it is valid.
 size_t repair_utf8(std::string& text);
 
+/// Appends the UTF-8 bytes of code point `c`.
+void append_utf8(std::string& out, char32_t c);
+
 /// The largest position <= pos that does not fall inside a multi-byte character.
 size_t utf8_boundary_at_or_before(std::string_view text, size_t pos);
 

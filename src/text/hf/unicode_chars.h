@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "mlm/text/utf8.h"
+
 namespace mlm::text::hf {
 
 /// Bytes of the UTF-8 character that begins with `lead` (1 for a stray continuation byte).
@@ -23,23 +25,6 @@ inline char32_t next_char(std::string_view text, size_t& i) {
   return c;
 }
 
-inline void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
 
 /// Rust's char::is_whitespace (Unicode White_Space).
 bool is_rust_whitespace(char32_t c);

@@ -56,15 +56,21 @@ SavedModel open_checkpoint(const fs::path& dir, const config::RunConfig& config)
   return {model_config, std::move(tokenizer), model, step};
 }
 
-SavedModel open_hf_directory(const fs::path& dir, const config::RunConfig& config) {
+// The model config.json describes, as initialised, with the directory's tokenizer.
+SavedModel hf_directory_model(const fs::path& dir, const config::RunConfig& config) {
   const auto config_json = (dir / "config.json").string();
   auto model_config = model::model_config_from_hf(config_json, config.model);
   model_config.init_from.clear();
   auto tokenizer = load_tokenizer(dir, config);
   require_same_vocabulary(tokenizer, model_config.vocab_size, config_json);
   auto model = model::make_masked_lm(model_config, tokenizer.size(), tokenizer.vocab().ids.pad);
-  model->load_hf_state_dict(model::read_hf_weights(dir.string()), model::find_hf_weights(dir.string()));
   return {model_config, std::move(tokenizer), model, std::nullopt};
+}
+
+SavedModel open_hf_directory(const fs::path& dir, const config::RunConfig& config) {
+  auto saved = hf_directory_model(dir, config);
+  saved.model->load_hf_state_dict(model::read_hf_weights(dir.string()), model::find_hf_weights(dir.string()));
+  return saved;
 }
 
 // An ELECTRA pair as mlm-export writes it (DIR/generator, DIR/discriminator): objective rtd.
@@ -97,16 +103,15 @@ SavedModel open_saved_encoder(const fs::path& dir, const config::RunConfig& conf
   file_weights.clear();
   if (!is_classification_dir(dir)) return open_saved_model(dir, config);
   return as_user_input([&] {
-    const auto config_json = (dir / "config.json").string();
-    auto model_config = model::model_config_from_hf(config_json, config.model);
-    model_config.init_from.clear();
-    auto tokenizer = load_tokenizer(dir, config);
-    require_same_vocabulary(tokenizer, model_config.vocab_size, config_json);
-    auto model = model::make_masked_lm(model_config, tokenizer.size(), tokenizer.vocab().ids.pad);
+    auto saved = hf_directory_model(dir, config);
+    auto& model = saved.model;
     file_weights = model::read_hf_weights(dir.string());
     // The model's keys from the file; the MLM head's (outside the encoder) as initialised when
     // the file has none. A missing encoder key stays missing, and the load names it.
-    const std::string encoder_prefix = model_config.architecture == config::Architecture::modernbert ? "model." : "bert.";
+    const auto architecture = saved.model_config.architecture;
+    const std::string encoder_prefix = architecture == config::Architecture::modernbert ? "model."
+                                       : architecture == config::Architecture::electra ? "electra."
+                                                                                       : "bert.";
     model::TensorDict merged;
     for (const auto& [key, own] : model->hf_state_dict()) {
       const auto it = std::find_if(file_weights.begin(), file_weights.end(), [&](const auto& kv) { return kv.first == key; });
@@ -118,7 +123,7 @@ SavedModel open_saved_encoder(const fs::path& dir, const config::RunConfig& conf
       }
     }
     model->load_hf_state_dict(merged, model::find_hf_weights(dir.string()));
-    return SavedModel{model_config, std::move(tokenizer), model, std::nullopt};
+    return saved;
   });
 }
 

@@ -2,7 +2,10 @@
 
 #include <cmath>
 
+#include <algorithm>
+
 #include "mlm/model/bert/bert.h"
+#include "mlm/model/electra/electra.h"
 #include "mlm/model/kernels/dropout.h"
 #include "mlm/model/layers.h"
 #include "mlm/model/modernbert/modernbert.h"
@@ -113,17 +116,20 @@ std::string ClassifierImpl::hf_class() const {
 model::TensorDict ClassifierImpl::hf_state_dict() {
   model::TensorDict out;
   const bool sequence = kind == config::TaskKind::sequence_classification;
-  for (auto& [key, t] : encoder->hf_state_dict()) {
-    switch (architecture_) {
-      case config::Architecture::bert:
-        if (starts_with(key, "bert.")) out.emplace_back(key, t);
-        break;
-      case config::Architecture::modernbert:
-        if (starts_with(key, "model.") || starts_with(key, "head.")) out.emplace_back(key, t);
-        break;
-      case config::Architecture::electra:
-        throw UsageError("exporting an ELECTRA classifier is not offered yet; its scores are reported");
-    }
+  // An ELECTRA pair's encoder is its discriminator, with the embeddings as the export writes
+  // them (under gdes the sum); a generator alone is its own.
+  auto* pair = dynamic_cast<model::ElectraForPreTrainingImpl*>(encoder.get());
+  const auto encoder_weights = pair ? model::to_hf_pair(*pair).discriminator : encoder->hf_state_dict();
+  const std::vector<std::string> kept = architecture_ == config::Architecture::bert         ? std::vector<std::string>{"bert."}
+                                        : architecture_ == config::Architecture::modernbert ? std::vector<std::string>{"model.", "head."}
+                                                                                            : std::vector<std::string>{"electra."};
+  for (const auto& [key, t] : encoder_weights) {
+    if (std::any_of(kept.begin(), kept.end(), [&](const std::string& prefix) { return starts_with(key, prefix); }))
+      out.emplace_back(key, t);
+  }
+  if (dense) {
+    out.emplace_back("classifier.dense.weight", dense->weight.detach());
+    out.emplace_back("classifier.dense.bias", dense->bias.detach());
   }
   if (pooler) {
     out.emplace_back("bert.pooler.dense.weight", pooler->weight.detach());
@@ -142,10 +148,18 @@ bool ClassifierImpl::load_head(const model::TensorDict& state) {
       if (k == key) return t;
     return {};
   };
-  const auto weight = find("classifier.weight"), bias = find("classifier.bias");
+  const std::string head = dense ? "classifier.out_proj." : "classifier.";
+  const auto weight = find(head + "weight"), bias = find(head + "bias");
   if (!weight.defined() || !bias.defined() || weight.sizes() != classifier->weight.sizes()) return false;
   classifier->weight.copy_(weight);
   classifier->bias.copy_(bias);
+  if (dense) {
+    const auto dw = find("classifier.dense.weight"), db = find("classifier.dense.bias");
+    if (dw.defined() && db.defined()) {
+      dense->weight.copy_(dw);
+      dense->bias.copy_(db);
+    }
+  }
   if (pooler) {
     const auto pw = find("bert.pooler.dense.weight"), pb = find("bert.pooler.dense.bias");
     if (pw.defined() && pb.defined()) {
