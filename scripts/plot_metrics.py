@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Draws a run's metrics.jsonl: loss, masked-token accuracy and learning rate against steps
-(train rows, and eval rows as markers), into RUN_DIR/metrics.png. An ELECTRA run (objective
-rtd) gets a fourth panel, the discriminator's F1 and accuracy and the share of masked
+(train rows, and eval rows as markers), into RUN_DIR/metrics.png. A run with fine-tuning
+probes (eval.probes) gets a panel of each task's validation score; an ELECTRA run (objective
+rtd) one more, the discriminator's F1 and accuracy and the share of masked
 positions the generator sampled right; its loss panel shows the generator's MLM loss.
 
     .venv/bin/python scripts/plot_metrics.py RUN_DIR [--output FILE]
@@ -15,7 +16,7 @@ import sys
 
 
 def read_rows(path):
-    train, evals = [], []
+    train, evals, probes = [], [], []
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             line = line.strip()
@@ -26,11 +27,13 @@ def read_rows(path):
             except json.JSONDecodeError:
                 print(f"{path}:{number}: skipping a line that is not JSON", file=sys.stderr)
                 continue
-            if "eval_loss" in row:
+            if "probe" in row:
+                probes.append(row)
+            elif "eval_loss" in row:
                 evals.append(row)
             elif "loss" in row:
                 train.append(row)
-    return train, evals
+    return train, evals, probes
 
 
 def main():
@@ -41,7 +44,7 @@ def main():
     metrics = os.path.join(args.run_dir, "metrics.jsonl")
     if not os.path.isfile(metrics):
         sys.exit(f"plot_metrics: {metrics} does not exist (is {args.run_dir} a run directory?)")
-    train, evals = read_rows(metrics)
+    train, evals, probes = read_rows(metrics)
     if not train and not evals:
         sys.exit(f"plot_metrics: {metrics} has no metrics rows yet")
 
@@ -50,7 +53,8 @@ def main():
     import matplotlib.pyplot as plt
 
     rtd = any("rtd_f1" in r for r in train + evals)
-    fig, axes = plt.subplots(4 if rtd else 3, 1, figsize=(8, 13 if rtd else 10), sharex=True)
+    panels = 3 + rtd + bool(probes)
+    fig, axes = plt.subplots(panels, 1, figsize=(8, 3.3 * panels), sharex=True)
     ax_loss, ax_acc, ax_lr = axes[:3]
     steps = [r["step"] for r in train]
     # null = a logging window of skipped (non-finite) steps only: a gap in the line
@@ -77,6 +81,15 @@ def main():
         ax_rtd.set_ylabel("replaced-token detection")
         ax_rtd.grid(True, alpha=0.3)
         ax_rtd.legend()
+    if probes:
+        ax_probe = axes[3 + rtd]
+        for task in sorted({r["probe"] for r in probes}):
+            rows = [r for r in probes if r["probe"] == task]
+            ax_probe.plot([r["step"] for r in rows], [r["probe_validation"] for r in rows], "o-",
+                          label=f"{task} ({rows[0]['probe_metric']})")
+        ax_probe.set_ylabel("probe validation score")
+        ax_probe.grid(True, alpha=0.3)
+        ax_probe.legend()
     ax_loss.set_ylabel("generator MLM loss (nats / masked token)" if rtd else "MLM loss (nats / masked token)")
     ax_acc.set_ylabel("masked-token accuracy")
     ax_lr.set_ylabel("learning rate")
