@@ -153,7 +153,7 @@ TEST(ConfigCli, VersionNamesTheLibTorchAndCudaOfTheBuild) {
   std::istringstream versions(testing::slurp(versions_file));
   std::string torch_version, cuda_version;
   versions >> torch_version >> cuda_version;
-  for (const char* tool : {"mlm-train", "mlm-eval", "mlm-export", "mlm-fill", "mlm-bench"}) {
+  for (const char* tool : {"mlm-train", "mlm-eval", "mlm-export", "mlm-fill", "mlm-finetune", "mlm-bench"}) {
     const CliRun run = run_tool(tool, dir, {"--version"}, false);
     EXPECT_EQ(run.exit_code, 0) << tool << ": " << run.err;
     EXPECT_NE(run.out.find(std::string(tool) + " "), std::string::npos) << run.out;
