@@ -36,15 +36,22 @@ void restore(torch::nn::Module& module, const std::vector<torch::Tensor>& weight
 }  // namespace
 
 GeneratorStateGuard::GeneratorStateGuard() {
-  auto generator = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  state_ = generator.get_state();
+  // torch::manual_seed reseeds every device's generator: keep the CPU's and each GPU's.
+  std::vector<torch::Device> devices = {torch::kCPU};
+  for (int64_t i = 0; i < static_cast<int64_t>(torch::cuda::device_count()); ++i)
+    devices.emplace_back(torch::kCUDA, static_cast<c10::DeviceIndex>(i));
+  for (const auto& device : devices) {
+    auto generator = at::globalContext().defaultGenerator(device);
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    saved_.emplace_back(generator, generator.get_state());
+  }
 }
 
 GeneratorStateGuard::~GeneratorStateGuard() {
-  auto generator = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  generator.set_state(state_);
+  for (auto& [generator, state] : saved_) {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(state);
+  }
 }
 
 TaskSplits load_task_splits(const config::TaskConfig& config, const text::Tokenizer& tokenizer) {

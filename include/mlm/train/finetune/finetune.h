@@ -40,7 +40,7 @@ struct FinetuneResult {
 };
 
 /// Fine-tunes `classifier` (its encoder's dropout unless task.finetune.dropout is false) and
-/// leaves it holding the best epoch's weights. The default CPU generator's state is restored
+/// leaves it holding the best epoch's weights. The default generators' states are restored
 /// afterwards: a probe inside a pretraining run leaves the run's random draws as they were.
 FinetuneResult run_finetune(Classifier& classifier, const config::TaskConfig& task, const TaskSplits& splits,
                             int64_t pad_id, const torch::Device& device);
@@ -58,8 +58,9 @@ struct ClassifierBatch {
 ClassifierBatch make_batch(const std::vector<EncodedExample>& examples, const std::vector<int64_t>& order,
                            size_t first, size_t count, int64_t pad_id, bool token_task, const torch::Device& device);
 
-/// Restores the default CPU generator's state when it goes out of scope: what fine-tuning draws
-/// (the head's initialisation, dropout) leaves a pretraining run's draws as they were.
+/// Restores the default generators' states (the CPU's and every GPU's) when it goes out of
+/// scope: what fine-tuning draws (the head's initialisation, dropout) leaves a pretraining
+/// run's draws as they were.
 class GeneratorStateGuard {
  public:
   GeneratorStateGuard();
@@ -68,7 +69,7 @@ class GeneratorStateGuard {
   GeneratorStateGuard& operator=(const GeneratorStateGuard&) = delete;
 
  private:
-  at::Tensor state_;
+  std::vector<std::pair<at::Generator, at::Tensor>> saved_;
 };
 
 /// The learning rate of optimizer step `step` (0-based): linear from 0 over `warmup` steps,
