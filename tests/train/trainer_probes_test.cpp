@@ -87,6 +87,17 @@ TEST(TrainerProbes, ABadTaskFileStopsTheRunBeforeItTrains) {
     EXPECT_NE(std::string(e.what()).find("eval.probes"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("bad.yaml"), std::string::npos) << e.what();
   }
+  // A task longer than the model's positions is refused before training, not mid-run.
+  std::ofstream(dir / "long.yaml") << "task:\n  name: x\n  train: a.jsonl\n  validation: b.jsonl\n"
+                                      "  labels: [a, b]\n  max_seq_len: 100000\n";
+  try {
+    Trainer trainer(tiny_config(dir, {"eval.probes=[" + (dir / "long.yaml").string() + "]"}), {"", nullptr});
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("eval.probes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("task.max_seq_len 100000 exceeds the model's"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace mlm::train::probes_test

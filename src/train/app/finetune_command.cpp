@@ -48,11 +48,7 @@ nlohmann::json finetune_saved_model(const fs::path& model_dir, const std::string
   const auto& task = task_config.task;
   model::TensorDict file_weights;
   auto saved = open_saved_encoder(model_dir, config::RunConfig{}, file_weights);
-  if (task.max_seq_len > saved.model_config.max_position_embeddings) {
-    throw ConfigError(task_file + ": task.max_seq_len " + std::to_string(task.max_seq_len) + " exceeds the model's " +
-                          std::to_string(saved.model_config.max_position_embeddings) + " positions",
-                      "task.max_seq_len");
-  }
+  require_fits(task_config, saved.model_config.max_position_embeddings);
   const auto splits = load_task_splits(task_config, saved.tokenizer);
 
   auto classifier = make_classifier(saved.model, task_config);

@@ -1,15 +1,13 @@
 #include "mlm/train/finetune/classifier.h"
 
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
 
 #include "mlm/model/bert/bert.h"
 #include "mlm/model/electra/electra.h"
 #include "mlm/model/kernels/dropout.h"
 #include "mlm/model/layers.h"
 #include "mlm/model/modernbert/modernbert.h"
-#include "mlm/util/errors.h"
 
 namespace mlm::train::finetune {
 namespace {

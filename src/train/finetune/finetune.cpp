@@ -8,6 +8,7 @@
 
 #include "mlm/train/loop/grad_clip.h"
 #include "mlm/train/loop/optimizer.h"
+#include "mlm/util/errors.h"
 
 namespace mlm::train::finetune {
 namespace {
@@ -20,7 +21,7 @@ torch::Tensor task_loss(const torch::Tensor& logits, const torch::Tensor& labels
                           F::CrossEntropyFuncOptions().ignore_index(kIgnoredLabel));
 }
 
-// The weights of every parameter and buffer, copied (the best epoch's, kept aside).
+// Every parameter, copied (the best epoch's, kept aside).
 std::vector<torch::Tensor> snapshot(torch::nn::Module& module) {
   std::vector<torch::Tensor> out;
   for (const auto& p : module.parameters()) out.push_back(p.detach().clone());
@@ -51,6 +52,14 @@ GeneratorStateGuard::~GeneratorStateGuard() {
   for (auto& [generator, state] : saved_) {
     std::lock_guard<std::mutex> lock(generator.mutex());
     generator.set_state(state);
+  }
+}
+
+void require_fits(const config::TaskConfig& task, int64_t positions) {
+  if (task.task.max_seq_len > positions) {
+    throw ConfigError(task.origin + ": task.max_seq_len " + std::to_string(task.task.max_seq_len) +
+                          " exceeds the model's " + std::to_string(positions) + " positions",
+                      "task.max_seq_len");
   }
 }
 
@@ -184,8 +193,7 @@ FinetuneResult run_finetune(Classifier& classifier, const config::TaskConfig& co
                                     token_task, device);
       const auto loss = task_loss(classifier->forward(batch.inputs), batch.labels);
       loss.backward();
-      result.grad_norms.push_back(recipe.max_grad_norm > 0 ? clip_grad_norm(params, recipe.max_grad_norm)
-                                                           : global_grad_norm(params).item<double>());
+      result.grad_norms.push_back(clip_grad_norm(params, recipe.max_grad_norm));  // <= 0: measured only
       optimizer->step();
       optimizer->zero_grad();
       result.losses.push_back(loss.item<double>());

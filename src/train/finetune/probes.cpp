@@ -2,14 +2,14 @@
 
 #include "mlm/model/make_masked_lm.h"
 #include "mlm/util/errors.h"
-#include "mlm/util/logging.h"
 
 namespace mlm::train::finetune {
 
-Probes::Probes(const std::vector<std::string>& task_files) {
+Probes::Probes(const std::vector<std::string>& task_files, int64_t positions) {
   for (const auto& file : task_files) {
     try {
       tasks_.push_back({config::load_task_config(file), std::nullopt});
+      require_fits(tasks_.back().config, positions);
     } catch (const ConfigError& e) {
       throw ConfigError(std::string("eval.probes: ") + e.what(), "eval.probes");
     }

@@ -11,7 +11,9 @@
 namespace mlm::train {
 
 TrainingLoop::TrainingLoop(LoopParts parts)
-    : parts_(std::move(parts)), probes_(parts_.config.eval.probes), state_(parts_.contents.state) {}
+    : parts_(std::move(parts)),
+      probes_(parts_.config.eval.probes, parts_.contents.model->config().max_position_embeddings),
+      state_(parts_.contents.state) {}
 
 int TrainingLoop::run() {
   const RunClock clock(state_.train_time_s);

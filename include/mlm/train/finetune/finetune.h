@@ -20,6 +20,9 @@ struct TaskSplits {
   std::optional<EncodedSplit> test;
 };
 
+/// ConfigError naming the task file when task.max_seq_len exceeds the model's `positions`.
+void require_fits(const config::TaskConfig& task, int64_t positions);
+
 /// A task's splits read and tokenized (the first finetune.max_train_examples training examples
 /// when it is set); DataError as read_labelled_split.
 TaskSplits load_task_splits(const config::TaskConfig& task, const text::Tokenizer& tokenizer);

@@ -17,9 +17,10 @@ namespace mlm::train::finetune {
 
 class Probes {
  public:
-  /// Reads every task file now (ConfigError naming eval.probes and the file); the splits are
-  /// read and tokenized at the first run().
-  explicit Probes(const std::vector<std::string>& task_files);
+  /// Reads every task file now (ConfigError naming eval.probes and the file, also for a
+  /// max_seq_len beyond the model's `positions`); the splits are read and tokenized at the
+  /// first run().
+  Probes(const std::vector<std::string>& task_files, int64_t positions);
 
   bool empty() const { return tasks_.empty(); }
 
