@@ -56,6 +56,7 @@ TEST(TrainerProbes, ScoresLandInTheMetricsAndTheRunTrainsAsWithout) {
   const auto dir = fresh_dir("probes_with");
   auto with_sets = sets;
   with_sets.push_back("eval.probes=[" + write_probe_task(dir).string() + "]");
+  with_sets.push_back("eval.on_start=true");  // the step-0 baseline leaves the run alone too
   const auto probed = train_recorded(tiny_config(dir, with_sets));
 
   ASSERT_EQ(probed.steps.size(), plain.steps.size());
@@ -72,7 +73,12 @@ TEST(TrainerProbes, ScoresLandInTheMetricsAndTheRunTrainsAsWithout) {
     EXPECT_EQ(row["probe_steps"], 3);  // 48 examples in batches of 16, one epoch
     probe_steps.push_back(row["step"]);
   }
-  EXPECT_EQ(probe_steps, (std::vector<int64_t>{3, 6}));
+  EXPECT_EQ(probe_steps, (std::vector<int64_t>{0, 3, 6}));
+  std::vector<int64_t> eval_steps;
+  for (const auto& row : read_metrics(dir)) {
+    if (row.contains("eval_mlm_accuracy")) eval_steps.push_back(row["step"]);
+  }
+  EXPECT_EQ(eval_steps, (std::vector<int64_t>{0, 3, 6}));
   for (const auto& row : read_metrics(plain_dir)) EXPECT_FALSE(row.contains("probe"));
 }
 

@@ -23,6 +23,8 @@ int TrainingLoop::run() {
   // Every rank reads at the same steps, so all of them notice a divergence at the same one.
   const bool read_every_step = dist::sum_across_ranks(
       parts_.comm, {on_step_ || parts_.reporter.wants_every_step() ? 1.0 : 0.0})[0] > 0;
+  // The initial weights' scores: the baseline of the curves (a resumed run has them already).
+  if (parts_.config.eval.on_start && state_.step == 0) pause_for([&] { evaluate_and_report(/*at_end=*/false); });
   StopReason stop = StopReason::none;
   while (stop == StopReason::none && !parts_.schedule.finished(trained_step_, trained_tokens_)) {
     train_step();

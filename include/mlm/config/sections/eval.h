@@ -12,6 +12,8 @@ struct EvalConfig {
   int64_t max_batches = 100;               // bound on the cost of one evaluation (0 = all)
   int64_t batch_size = 0;                  // 0 = train.micro_batch_size
   int64_t seed = 1234;                     // fixed masking seed: comparable across checkpoints
+  bool on_start = false;                   // also score (and probe) the initial weights, at step 0
+                                           //   of a fresh run: the baseline of the curves
   std::vector<std::string> probes;         // task files (configs/probes/*.yaml): each fine-tunes
                                            //   a copy of the weights at evaluations, on rank 0
   int64_t probe_every_steps = 0;           // probes at evaluations on multiples of this (0 = at
@@ -23,6 +25,7 @@ struct EvalConfig {
     v("max_batches", max_batches);
     v("batch_size", batch_size);
     v("seed", seed);
+    v("on_start", on_start);
     v("probes", probes);
     v("probe_every_steps", probe_every_steps);
   }
