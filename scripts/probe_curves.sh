@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
-# Downstream probes across pretraining: trains bert-mini and modernbert-mini (the quickstart's
-# configs/mini.yaml and configs/modernbert-mini.yaml: same tokenizer, sequences, batch, steps)
-# with eval.probes on the WordNet tasks of scripts/get_probe_data.sh, an evaluation every 150
-# steps, and draws each run's probe scores next to its masked accuracy.
+# Downstream probes across pretraining: trains bert-mini, modernbert-mini and electra-mini (the
+# quickstart's configs/mini.yaml, configs/modernbert-mini.yaml and configs/electra-mini.yaml:
+# same tokenizer, sequences, batch, steps) with eval.probes on the WordNet tasks of
+# scripts/get_probe_data.sh, an evaluation at step 0 and every 150 steps, and draws each run's
+# probe scores next to its masked accuracy (ELECTRA: its generator's).
 #
-#   scripts/probe_curves.sh [OUT_DIR]      (default runs/probes)
+#   scripts/probe_curves.sh [OUT_DIR [OVERRIDE...]]   (default runs/probes; overrides such as
+#                                                      --set train.threads=1 go to every run)
+#   RUNS="modernbert-mini" scripts/probe_curves.sh ... trains only those (several such jobs can
+#                                                      share OUT_DIR; each draws every run there)
 #
 # The probes fine-tune a copy of the weights at each evaluation on the whole training split for
-# 3 epochs at lr 1e-3 (a small encoder's rate; the task files' 5e-5 is meant for base-sized
-# ones) and score the validation and test splits: the variants are written into OUT_DIR/tasks/.
-# Each probe costs minutes of fp32 fine-tuning on 2 cores (more than the 150 steps between
-# them): the run takes several times the quickstart's 10 minutes. Writes OUT_DIR/{bert-mini,modernbert-mini}/ (runs, metrics.jsonl with the
-# probe_* rows) and OUT_DIR/probes.png. Needs the build, the sample corpus and the probe data.
+# one epoch at lr 3e-4 (a small encoder's rate: the task files' 5e-5 is meant for base-sized
+# ones, and 1e-3 collapses bert-mini to the majority class) and score the validation and test
+# splits: the variants are written into OUT_DIR/tasks/. Each probe costs a minute or two of fp32
+# fine-tuning on 2 cores (more than the 150 steps between them): the script takes about an hour.
+# Writes OUT_DIR/<run>/ (runs, metrics.jsonl with the probe_* rows) and OUT_DIR/probes.png.
+# Needs the build, the sample corpus and the probe data.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$root/runs/probes}"
+shift $(( $# > 0 ? 1 : 0 ))
 build="${MLM_BUILD_DIR:-$root/build}"
 python="${PYTHON:-$root/.venv/bin/python}"
 [[ -f "$root/data/sample/train.txt" ]] ||
@@ -26,28 +32,33 @@ cd "$root"
 mkdir -p "$out/tasks"
 tasks=()
 for task in wordnet_topic wordnet_hypernym; do
-  sed -e 's/^  learning_rate: .*/  learning_rate: 1.0e-3/' \
+  sed -e 's/^  learning_rate: .*/  learning_rate: 3.0e-4/' -e 's/^  epochs: .*/  epochs: 1/' \
       "configs/probes/$task.yaml" > "$out/tasks/$task.yaml"
   tasks+=("$out/tasks/$task.yaml")
 done
 probes="[$(IFS=,; echo "${tasks[*]}")]"
-declare -A configs=([bert-mini]=configs/mini.yaml [modernbert-mini]=configs/modernbert-mini.yaml)
-for run in bert-mini modernbert-mini; do
+all_runs=(bert-mini modernbert-mini electra-mini)
+read -r -a runs <<< "${RUNS:-${all_runs[*]}}"
+declare -A configs=([bert-mini]=configs/mini.yaml [modernbert-mini]=configs/modernbert-mini.yaml
+                    [electra-mini]=configs/electra-mini.yaml)
+for run in "${runs[@]}"; do
   echo "== $run"
   "$build/mlm-train" --config "${configs[$run]}" --set train.output_dir="$out/$run" \
-    --set eval.every_steps=150 --set checkpoint.every_steps=0 --set logging.progress_bar=off \
-    --set "eval.probes=$probes"
+    --set eval.every_steps=150 --set eval.on_start=true --set checkpoint.every_steps=0 --set logging.progress_bar=off \
+    --set "eval.probes=$probes" "$@"
 done
 
-"$python" - "$out" <<'PY'
+"$python" - "$out" "${all_runs[@]}" <<'PY'
 import json, os, sys
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-out = sys.argv[1]
+out, runs = sys.argv[1], sys.argv[2:]
 fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-for run, color in (("bert-mini", "tab:blue"), ("modernbert-mini", "tab:orange")):
+for run, color in zip(runs, ("tab:blue", "tab:orange", "tab:green")):
+    if not os.path.exists(os.path.join(out, run, "metrics.jsonl")):
+        continue
     rows = [json.loads(l) for l in open(os.path.join(out, run, "metrics.jsonl")) if l.strip()]
     evals = [r for r in rows if "eval_mlm_accuracy" in r]
     axes[0].plot([r["step"] for r in evals], [r["eval_mlm_accuracy"] for r in evals], "o-", color=color, label=run)
@@ -58,8 +69,9 @@ for run, color in (("bert-mini", "tab:blue"), ("modernbert-mini", "tab:orange"))
         for r in probe:
             print(f"{run} step {r['step']} {task} validation {r['probe_validation']:.4f} test {r.get('probe_test', float('nan')):.4f}")
     for r in evals:
-        print(f"{run} step {r['step']} masked accuracy {r['eval_mlm_accuracy']:.4f}")
-axes[0].set_title("validation masked accuracy (each run's own masking)")
+        rtd = f" rtd accuracy {r['eval_rtd_accuracy']:.4f} rtd f1 {r['eval_rtd_f1']:.4f}" if "eval_rtd_f1" in r else ""
+        print(f"{run} step {r['step']} masked accuracy {r['eval_mlm_accuracy']:.4f}{rtd}")
+axes[0].set_title("validation masked accuracy (own masking; ELECTRA: generator)")
 for ax in axes:
     ax.set_xlabel("step")
     ax.legend()

@@ -236,10 +236,11 @@ void validate_tokenizer(const TokenizerConfig& t) {
   at_least("tokenizer.input_sentence_size", t.input_sentence_size, 1);
   at_least("tokenizer.max_sentence_length", t.max_sentence_length, 1);
   no_empty_entries("tokenizer.training_files", t.training_files);
-  if (t.type == TokenizerType::wordpiece && t.lowercase) {
+  if ((t.type == TokenizerType::wordpiece || t.type == TokenizerType::hf) && t.lowercase) {
     fail("tokenizer.lowercase", "true",
-         "applies to training a sentencepiece model; a wordpiece tokenizer lower-cases as its "
-         "own tokenizer.json or tokenizer_config.json says (remove the key or set false)");
+         "applies to training a sentencepiece model; a " + std::string(to_string(t.type)) +
+             " tokenizer lower-cases as its own tokenizer.json or tokenizer_config.json says "
+             "(remove the key or set false)");
   }
 }
 

@@ -1,11 +1,13 @@
 #pragma once
-// The model behind a text::Tokenizer: sentencepiece (through the bridge) or WordPiece. Each
-// kind is opened by one function that also describes its vocabulary for later stages.
+// The model behind a text::Tokenizer: sentencepiece (through the bridge), WordPiece, or a
+// Hugging Face tokenizer.json pipeline. Each kind is opened by one function that also
+// describes its vocabulary for later stages.
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "mlm/text/hf/hf_tokenizer.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/text/vocab_info.h"
 #include "mlm/text/wordpiece/wordpiece.h"
@@ -21,6 +23,7 @@ class TokenizerModel {
   virtual std::string decode(const std::vector<int32_t>& ids) const = 0;
   virtual std::string id_to_piece(int32_t id) const = 0;
   virtual const WordPiece* wordpiece() const { return nullptr; }
+  virtual const hf::HfTokenizer* hf() const { return nullptr; }
 };
 
 struct OpenedModel {
@@ -33,6 +36,8 @@ struct OpenedModel {
 OpenedModel open_sentencepiece(const std::string& model_proto, const std::string& origin);
 /// DataError naming `origin` when a special token is missing.
 OpenedModel open_wordpiece(WordPiece wordpiece, const std::string& origin);
+/// DataError naming `origin` when the tokenizer's files give no cls, sep, mask, pad or unk token.
+OpenedModel open_hf(hf::HfTokenizer tokenizer, const std::string& origin);
 
 /// "[PAD], [MASK]": the special pieces `has` says are missing; empty when none is.
 template <class Has>

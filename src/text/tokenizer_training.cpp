@@ -226,14 +226,25 @@ void install_model_file(const std::string& model, const std::string& model_proto
   std::filesystem::remove(tmp, ignored);  // after a link (or a kept model)
 }
 
+// wordpiece and hf tokenizers come with the model they belong to; only sentencepiece trains.
+bool loaded_only(config::TokenizerType type) {
+  return type == config::TokenizerType::wordpiece || type == config::TokenizerType::hf;
+}
+
+std::string loaded_from(config::TokenizerType type) {
+  return type == config::TokenizerType::hf
+             ? "a Hugging Face tokenizer.json or a directory holding one"
+             : "a BERT vocab.txt, tokenizer.json or Hugging Face directory";
+}
+
 }  // namespace
 
 void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<std::string>& files,
                       const ReadOptions& read, Existing existing) {
-  if (config.type == config::TokenizerType::wordpiece) {
-    throw ConfigError("tokenizer.type: wordpiece tokenizers are loaded from a BERT vocab.txt, "
-                      "tokenizer.json or Hugging Face directory, not trained; mlm-tokenizer "
-                      "trains sentencepiece models only (unigram, bpe)",
+  if (loaded_only(config.type)) {
+    throw ConfigError("tokenizer.type: " + std::string(config::to_string(config.type)) +
+                          " tokenizers are loaded from " + loaded_from(config.type) +
+                          ", not trained; mlm-tokenizer trains sentencepiece models only (unigram, bpe)",
                       "tokenizer.type");
   }
   auto corpus = resolve_corpus(files, read, config.training_files.empty() ? "data.train_files"
@@ -254,13 +265,30 @@ void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<s
 namespace {
 
 // tokenizer.type says which kind tokenizer.model must be.
+TokenizerKind kind_of(config::TokenizerType type) {
+  switch (type) {
+    case config::TokenizerType::wordpiece: return TokenizerKind::wordpiece;
+    case config::TokenizerType::hf: return TokenizerKind::hf;
+    default: return TokenizerKind::sentencepiece;
+  }
+}
+
+const char* kind_described(TokenizerKind kind) {
+  switch (kind) {
+    case TokenizerKind::sentencepiece: return "sentencepiece model";
+    case TokenizerKind::wordpiece: return "WordPiece vocabulary";
+    case TokenizerKind::hf: return "tokenizer.json pipeline";
+  }
+  return "tokenizer";
+}
+
 Tokenizer checked_kind(Tokenizer tokenizer, const config::TokenizerConfig& config) {
-  const bool want_wordpiece = config.type == config::TokenizerType::wordpiece;
-  if (want_wordpiece != (tokenizer.kind() == TokenizerKind::wordpiece)) {
-    throw ConfigError("tokenizer.model: '" + config.model + "' is a " +
-                          (want_wordpiece ? "sentencepiece model" : "WordPiece vocabulary") +
+  const TokenizerKind want = kind_of(config.type);
+  if (tokenizer.kind() != want) {
+    const bool suggest = tokenizer.kind() == TokenizerKind::wordpiece;
+    throw ConfigError("tokenizer.model: '" + config.model + "' is a " + kind_described(tokenizer.kind()) +
                           " but tokenizer.type is " + std::string(config::to_string(config.type)) +
-                          (want_wordpiece ? "" : " (set tokenizer.type: wordpiece)"),
+                          (suggest ? " (set tokenizer.type: wordpiece or hf)" : ""),
                       "tokenizer.model");
   }
   return tokenizer;
@@ -271,11 +299,14 @@ Tokenizer checked_kind(Tokenizer tokenizer, const config::TokenizerConfig& confi
 Tokenizer ensure_tokenizer(const config::TokenizerConfig& tokenizer,
                            const config::DataConfig& data) {
   const auto& path = tokenizer.model;
-  if (std::filesystem::exists(path)) return checked_kind(Tokenizer::load(path), tokenizer);
-  if (tokenizer.type == config::TokenizerType::wordpiece) {
-    throw ConfigError("tokenizer.model: '" + path +
-                          "' does not exist (tokenizer.type wordpiece loads a BERT vocab.txt, "
-                          "tokenizer.json or Hugging Face directory; it is never trained)",
+  if (std::filesystem::exists(path)) {
+    return checked_kind(tokenizer.type == config::TokenizerType::hf ? Tokenizer::load_hf(path) : Tokenizer::load(path),
+                        tokenizer);
+  }
+  if (loaded_only(tokenizer.type)) {
+    throw ConfigError("tokenizer.model: '" + path + "' does not exist (tokenizer.type " +
+                          std::string(config::to_string(tokenizer.type)) + " loads " +
+                          loaded_from(tokenizer.type) + "; it is never trained)",
                       "tokenizer.model");
   }
   if (!tokenizer.train_if_missing) {

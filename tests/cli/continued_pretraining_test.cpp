@@ -1,8 +1,10 @@
-// Continued pretraining, end to end, as the README's recipe does it: a BERT and its WordPiece
-// tokenizer saved by `transformers` (standing in for a hub download), more pretraining with
-// mlm-train on the fixture corpus (model.init_from + tokenizer.type wordpiece), the export
-// loaded back by `transformers` with its tokenizer, and BertForSequenceClassification
-// fine-tuned from it for a few steps with a falling loss.
+// Continued pretraining, end to end, as the README's recipe does it, for each family of
+// published encoders: a small model and its tokenizer saved by `transformers` / `tokenizers`
+// as the hub lays them out (BERT with WordPiece, ModernBERT with its byte-level BPE and padded
+// rows, RoBERTa with byte-level BPE, XLM-R with Metaspace Unigram), more pretraining with
+// mlm-train on the fixture corpus (model.init_from + tokenizer.type hf), the export loaded back
+// by `transformers` with its tokenizer (the very ids of the start), and the family's
+// ...ForSequenceClassification fine-tuned from it for a few steps with a falling loss.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -17,20 +19,21 @@ namespace fs = std::filesystem;
 using config::testing::TempDir;
 using namespace testing;
 
-TEST(ContinuedPretraining, FromATransformersBertToAFineTunedClassifier) {
+class ContinuedPretraining : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ContinuedPretraining, FromAHubEncoderToAFineTunedClassifier) {
   TempDir dir;
   const auto hub = dir.path() / "hub";
-  const auto shape = transformers_side(dir, {"hub_bert", hub.string(), fixture_corpus("train.txt")});
+  const auto shape = transformers_side(dir, {"hub_encoder", GetParam(), hub.string(), fixture_corpus("train.txt")});
   std::vector<std::string> run = {"--config", std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml",
-                                  "--set", "tokenizer.type=wordpiece",
+                                  "--set", "tokenizer.type=hf",
                                   "--set", "tokenizer.model=" + hub.string(),
                                   "--set", "data.train_files=[" + fixture_corpus("train.txt") + "]",
                                   "--set", "data.valid_files=[" + fixture_corpus("valid.txt") + "]",
                                   "--set", "eval.max_batches=4", "--set", "train.threads=1",
                                   "--set", "logging.progress_bar=off"};
-  for (const char* key : {"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
-                          "max_position_embeddings"})
-    run.insert(run.end(), {"--set", std::string("model.") + key + "=" + shape[key].dump()});
+  for (const auto& [key, value] : shape.items())
+    run.insert(run.end(), {"--set", "model." + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump())});
   const auto eval_config = run;
 
   auto train = run;
@@ -48,21 +51,23 @@ TEST(ContinuedPretraining, FromATransformersBertToAFineTunedClassifier) {
 
   // The export loads back in transformers, with a tokenizer giving the very ids of the start.
   const auto exported = export_to(dir, checkpoint, "export");
-  EXPECT_TRUE(fs::exists(exported / "vocab.txt"));
   const auto loaded = transformers_side(dir, {"load", "AutoModelForMaskedLM", exported.string()})[exported.string()];
   EXPECT_EQ(loaded["missing"], nlohmann::json::array());
   EXPECT_EQ(loaded["unexpected"], nlohmann::json::array());
   const auto lines = (dir.path() / "lines.txt").string();
-  std::ofstream(lines) << "Continued pretraining keeps the tokenizer.\nCafé NAÏVE 東京 [MASK] ##x\n"
+  std::ofstream(lines) << "Continued pretraining keeps the tokenizer.\nCafé NAÏVE 東京 [MASK] <mask> ##x 😀\n"
                        << slurp(fixture_corpus("valid.txt")).substr(0, 2000);
   const auto ours = transformers_side(dir, {"tokenize", exported.string(), lines});
   EXPECT_EQ(ours["ids"], transformers_side(dir, {"tokenize", hub.string(), lines})["ids"]);
-  EXPECT_EQ(ours["mask_token_id"], text::Tokenizer::load(hub.string()).vocab().ids.mask);
+  EXPECT_EQ(ours["mask_token_id"], text::Tokenizer::load_hf(hub.string()).vocab().ids.mask);
 
   // Fine-tuning from the export: the toy classification loss falls.
   const auto losses = transformers_side(dir, {"classify", exported.string()})["losses"];
   ASSERT_EQ(losses.size(), 30u);
   EXPECT_LT(losses.back().get<double>(), 0.25 * losses.front().get<double>()) << losses;
 }
+
+INSTANTIATE_TEST_SUITE_P(Families, ContinuedPretraining, ::testing::Values("bert", "modernbert", "roberta", "xlmr"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace mlm::cli::continued_pretraining

@@ -256,7 +256,7 @@ def classify(directory):
     """Fine-tunes the export on a toy task: is the sentence about animals or numbers."""
     torch.manual_seed(0)
     tok = transformers.AutoTokenizer.from_pretrained(directory)
-    model = transformers.BertForSequenceClassification.from_pretrained(directory, num_labels=2)
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(directory, num_labels=2)
     animals = ["the cat sat on the mat", "a dog ran in the park", "the bird sang in the tree",
                "a horse ate the hay", "the fish swam in the lake", "a cow stood in the field"]
     numbers = ["one two three four", "five six seven eight", "ten eleven twelve",
@@ -300,6 +300,72 @@ def hub_bert(directory, corpus):
     transformers.BertForMaskedLM(config).save_pretrained(directory)
     return {"vocab_size": len(tok), "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
             "intermediate_size": 128, "max_position_embeddings": 128}
+
+
+def hub_encoder(family, directory, corpus):
+    """What a user continues pretraining, as the hub lays it out: a small seeded model of FAMILY
+    with the tokenizer kind its published checkpoints use, trained on CORPUS by tokenizers:
+    bert (uncased WordPiece), modernbert (GPT-2 byte-level BPE, [CLS]/[SEP] template, rows padded
+    to a multiple of 64 as ModernBERT-base's 50368), roberta (byte-level BPE, <s> </s>), xlmr
+    (Metaspace Unigram, <mask> last). Returns the model.* keys a run over it sets."""
+    if family == "bert":
+        return hub_bert(directory, corpus)
+    import tokenizers
+    from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers
+
+    roles = {"unk_token": "<unk>", "pad_token": "<pad>", "mask_token": "<mask>", "bos_token": "<s>",
+             "eos_token": "</s>", "cls_token": "<s>", "sep_token": "</s>"}
+    if family in ("modernbert", "roberta"):
+        tok = tokenizers.Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+        tok.decoder = decoders.ByteLevel()
+        alphabet = pre_tokenizers.ByteLevel.alphabet()
+        if family == "roberta":
+            tok.train([corpus], trainers.BpeTrainer(vocab_size=800, initial_alphabet=alphabet,
+                                                    special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"]))
+            tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0))
+            fast = transformers.RobertaTokenizerFast(tokenizer_object=tok, model_max_length=128, **roles)
+        else:
+            tok.train([corpus], trainers.BpeTrainer(vocab_size=800, initial_alphabet=alphabet,
+                                                    special_tokens=["<|endoftext|>", "<|padding|>"]))
+            tok.add_special_tokens(["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"])
+            cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+            tok.post_processor = processors.TemplateProcessing(
+                single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]", special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+            fast = transformers.PreTrainedTokenizerFast(
+                tokenizer_object=tok, model_max_length=128, unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]",
+                pad_token="[PAD]", mask_token="[MASK]")
+    elif family == "xlmr":
+        tok = tokenizers.Tokenizer(models.Unigram())
+        tok.normalizer = normalizers.NFKC()
+        tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
+        tok.decoder = decoders.Metaspace(replacement="\u2581", prepend_scheme="always")
+        tok.train([corpus], trainers.UnigramTrainer(vocab_size=800, unk_token="<unk>",
+                                                    special_tokens=["<s>", "<pad>", "</s>", "<unk>"]))
+        tok.add_special_tokens(["<mask>"])
+        tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0))
+        fast = transformers.XLMRobertaTokenizerFast(tokenizer_object=tok, model_max_length=128, **roles)
+    else:
+        fail(f"unknown family {family}: expected bert, modernbert, roberta or xlmr")
+    fast.save_pretrained(directory)
+    torch.manual_seed(7)
+    shape = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128}
+    if family == "modernbert":
+        rows = (len(fast) + 63) // 64 * 64
+        config = transformers.ModernBertConfig(
+            vocab_size=rows, max_position_embeddings=128, local_attention=16, global_attn_every_n_layers=2,
+            pad_token_id=fast.pad_token_id, cls_token_id=fast.cls_token_id, sep_token_id=fast.sep_token_id,
+            bos_token_id=None, eos_token_id=None, **shape)
+        transformers.ModernBertForMaskedLM(config).save_pretrained(directory)
+        return {**shape, "architecture": "modernbert", "vocab_size": rows, "max_position_embeddings": 128,
+                "local_attention": 16, "global_attn_every_n_layers": 2}
+    cls = transformers.RobertaConfig if family == "roberta" else transformers.XLMRobertaConfig
+    config = cls(vocab_size=len(fast), max_position_embeddings=130, type_vocab_size=1,
+                 pad_token_id=fast.pad_token_id, bos_token_id=fast.bos_token_id, eos_token_id=fast.eos_token_id, **shape)
+    model = (transformers.RobertaForMaskedLM if family == "roberta" else transformers.XLMRobertaForMaskedLM)(config)
+    model.save_pretrained(directory)
+    return {**shape, "architecture": "roberta" if family == "roberta" else "xlm_roberta",
+            "max_position_embeddings": 130, "type_vocab_size": 1}
 
 
 def modernbert_reference(directory, attention="sdpa"):
@@ -520,6 +586,8 @@ def main(argv):
         result = classify(*args)
     elif command == "hub_bert":
         result = hub_bert(*args)
+    elif command == "hub_encoder":
+        result = hub_encoder(*args)
     elif command == "modernbert_reference":
         result = modernbert_reference(*args)
     elif command == "save_electra":

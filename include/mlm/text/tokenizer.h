@@ -1,10 +1,13 @@
 #pragma once
 // The tokenizer of a run: a sentencepiece model (unigram or bpe, trained from the corpus or
-// loaded) or a BERT WordPiece vocabulary (loaded only, text/wordpiece.h). Encodes documents
-// to ids without [CLS]/[SEP] (the packer adds them). Special pieces have fixed ids in every
-// model mlm-train trains:
+// loaded), a BERT WordPiece vocabulary (loaded only, text/wordpiece.h), or any Hugging Face
+// tokenizer.json pipeline (loaded only, text/hf/hf_tokenizer.h). Encodes documents to ids
+// without [CLS]/[SEP] (the packer adds them). Special pieces have fixed ids in every model
+// mlm-train trains:
 //   0 [PAD] (pad), 1 [UNK] (unk), 2 [CLS] (bos), 3 [SEP] (eos), 4 [MASK] (user-defined).
-// A loaded model must contain all five pieces; their ids are read from it (SpecialIds).
+// A loaded sentencepiece or WordPiece model must contain all five pieces; their ids are read
+// from it (SpecialIds). A tokenizer.json pipeline names its own (<s>, </s>, <mask>, ...) in
+// tokenizer_config.json / special_tokens_map.json: the roles cls, sep, mask, pad, unk.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,10 +23,15 @@ namespace mlm::text {
 
 inline constexpr const char* kSpecialPieces[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
 
-enum class TokenizerKind { sentencepiece, wordpiece };
+enum class TokenizerKind { sentencepiece, wordpiece, hf };
+/// "sentencepiece", "wordpiece", "hf"
+const char* to_string(TokenizerKind kind);
 
 class TokenizerModel;  // the model behind a Tokenizer (src/text/tokenizer_model.h)
 class WordPiece;       // text/wordpiece.h
+namespace hf {
+class HfTokenizer;  // text/hf/hf_tokenizer.h
+}
 
 class Tokenizer {
  public:
@@ -32,11 +40,19 @@ class Tokenizer {
   /// is told by content (see looks_like_* in tokenizer.cpp). DataError naming the file when it
   /// cannot be read or parsed, or when special pieces are missing (all missing ones listed).
   static Tokenizer load(const std::string& path);
+  /// Loads a Hugging Face tokenizer.json (any pipeline hf::HfTokenizer reads: BPE, Unigram,
+  /// WordPiece) or a directory holding one, the special-token roles from tokenizer_config.json
+  /// and special_tokens_map.json beside it (tokenizer.type hf). DataError naming the file when
+  /// it cannot be read or parsed, uses an unsupported component, or lacks a role.
+  static Tokenizer load_hf(const std::string& path);
   /// The same from serialized_model() bytes (as a checkpoint stores them): a sentencepiece
-  /// model proto, or a WordPiece tokenizer.json text; `origin` names them in errors.
+  /// model proto, a WordPiece tokenizer.json text, or an hf tokenizer's files in one JSON
+  /// object; `origin` names them in errors.
   static Tokenizer from_serialized(const std::string& model_proto, const std::string& origin);
   /// Wraps an already loaded WordPiece vocabulary.
   static Tokenizer from_wordpiece(WordPiece wordpiece, const std::string& origin);
+  /// Wraps an already loaded tokenizer.json pipeline.
+  static Tokenizer from_hf(hf::HfTokenizer tokenizer, const std::string& origin);
 
   /// What train() does when `config.model` exists by the time the new model is written.
   enum class Existing {
@@ -56,8 +72,11 @@ class Tokenizer {
   int64_t size() const { return vocab_.size; }
   TokenizerKind kind() const;
   /// The WordPiece model of a wordpiece tokenizer (text/wordpiece_files.h writes its files);
-  /// nullptr for sentencepiece.
+  /// nullptr for the other kinds.
   const WordPiece* wordpiece() const;
+  /// The pipeline of an hf tokenizer (its files go into exports as they came); nullptr for
+  /// the other kinds.
+  const hf::HfTokenizer* hf() const;
 
   /// Replaces `out` by the ids of `text` (its capacity is reused). Long texts are encoded in
   /// pieces cut at whitespace, which gives the same ids as one call.
@@ -69,8 +88,9 @@ class Tokenizer {
   /// The file the model was loaded from ("" when built from bytes).
   std::string model_path() const { return path_; }
   /// What a checkpoint stores as tokenizer.model and from_serialized() restores: the
-  /// sentencepiece model proto bytes, or for wordpiece the tokenizer.json text
-  /// (wordpiece_tokenizer_json), which holds the vocabulary and the normalizer options.
+  /// sentencepiece model proto bytes, for wordpiece the tokenizer.json text
+  /// (wordpiece_tokenizer_json), which holds the vocabulary and the normalizer options, for hf
+  /// {"hf_tokenizer_files": {"tokenizer.json": text, ...}} (its files, byte for byte).
   const std::string& serialized_model() const { return serialized_; }
 
  private:
@@ -85,8 +105,8 @@ class Tokenizer {
 /// The run's tokenizer: loads tokenizer.model, or trains it first from
 /// tokenizer.training_files (default data.train_files) when the file is missing and
 /// tokenizer.train_if_missing is set (reading them as `data` says); otherwise ConfigError
-/// naming tokenizer.model. With tokenizer.type wordpiece it only loads (a missing model is
-/// that ConfigError). ConfigError too when the model's kind does not match tokenizer.type.
+/// naming tokenizer.model. With tokenizer.type wordpiece or hf it only loads (a missing model
+/// is that ConfigError). ConfigError too when the model's kind does not match tokenizer.type.
 Tokenizer ensure_tokenizer(const config::TokenizerConfig& tokenizer,
                            const config::DataConfig& data);
 

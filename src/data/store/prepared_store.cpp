@@ -129,7 +129,7 @@ struct StoreShard::Mapping {
 std::string tokenizer_fingerprint(const text::Tokenizer& tokenizer) {
   // The kind and the serialized model: stable across runs and machines.
   return Fnv1a()
-      .mix(tokenizer.kind() == text::TokenizerKind::wordpiece ? "wordpiece" : "sentencepiece")
+      .mix(text::to_string(tokenizer.kind()))
       .mix(std::string_view("\0", 1))
       .mix(tokenizer.serialized_model())
       .hex();

@@ -20,7 +20,7 @@ constexpr const char* kProgressFormat = "mlm-train prepare progress";
 constexpr const char* kStoreFormat = "mlm-train prepared store";
 
 std::string tokenizer_type(const text::Tokenizer& tokenizer) {
-  if (tokenizer.kind() == text::TokenizerKind::wordpiece) return "wordpiece";
+  if (tokenizer.kind() != text::TokenizerKind::sentencepiece) return text::to_string(tokenizer.kind());
   using Algorithm = text::SentencePieceModel::Algorithm;
   switch (text::parse_sentencepiece_model(tokenizer.serialized_model(), tokenizer.model_path()).algorithm) {
     case Algorithm::unigram: return "unigram";

@@ -68,6 +68,10 @@ class Bpe : public Model {
 
   const std::vector<std::string>& pieces() const override { return vocab_.pieces(); }
   std::optional<int32_t> piece_to_id(std::string_view piece) const override { return vocab_.find(piece); }
+  std::optional<bool> piece_starts_word(std::string_view piece) const override {
+    if (prefix_.empty()) return std::nullopt;
+    return piece.substr(0, prefix_.size()) != prefix_;
+  }
   std::optional<int32_t> unk_id() const override { return unk_id_; }
 
   void tokenize(std::string_view word, std::vector<int32_t>& out) const override {

@@ -25,7 +25,9 @@ struct Pipeline {
   std::vector<std::string> pieces;  // the model's, then added tokens beyond them
   std::unordered_map<std::string, int32_t> added_ids;
   std::vector<uint8_t> special;  // [vocab_size]
+  std::vector<uint8_t> added;    // [vocab_size]: an added token
   HfSpecialTokens roles;
+  HfTokenizerFiles files;
 };
 
 namespace hf_tokenizer_detail {
@@ -50,6 +52,8 @@ void read_added_tokens(const JsonReader& root, Pipeline& p) {
     p.pieces[t.id] = t.content;
     if (p.special.size() <= size_t(t.id)) p.special.resize(size_t(t.id) + 1);
     p.special[t.id] = t.special;
+    if (p.added.size() <= size_t(t.id)) p.added.resize(size_t(t.id) + 1);
+    p.added[t.id] = 1;
     if (t.normalized) {
       std::string pattern = t.content;
       if (p.normalizer) p.normalizer->normalize(pattern);
@@ -83,27 +87,54 @@ std::shared_ptr<Pipeline> read_pipeline(std::string_view text, const std::string
   p->pieces = p->model->pieces();
   p->special.assign(p->pieces.size(), 0);
   read_added_tokens(root, *p);
-  if (p->special.size() < p->pieces.size()) p->special.resize(p->pieces.size());
+  p->special.resize(p->pieces.size());
+  p->added.resize(p->pieces.size());
   return p;
 }
 
 }  // namespace hf_tokenizer_detail
 
-HfTokenizer HfTokenizer::load(const std::string& path) {
+HfTokenizerFiles HfTokenizerFiles::read(const std::string& path) {
   namespace fs = std::filesystem;
   fs::path file(path);
   if (fs::is_directory(file)) file /= "tokenizer.json";
-  const auto bytes = read_file(file);
+  auto bytes = read_file(file);
   if (!bytes) throw DataError("tokenizer '" + file.string() + "' cannot be read");
-  return from_json(*bytes, file.string(), file.parent_path().string());
+  HfTokenizerFiles files;
+  files.tokenizer_json = std::move(*bytes);
+  files.dir = file.parent_path().string();
+  const fs::path dir(files.dir);
+  files.tokenizer_config_json = read_file(dir / "tokenizer_config.json").value_or("");
+  files.special_tokens_map_json = read_file(dir / "special_tokens_map.json").value_or("");
+  return files;
+}
+
+HfTokenizer HfTokenizer::load(const std::string& path) {
+  auto files = HfTokenizerFiles::read(path);
+  const auto origin =
+      std::filesystem::is_directory(path) ? (std::filesystem::path(path) / "tokenizer.json").string() : path;
+  return from_files(std::move(files), origin);
 }
 
 HfTokenizer HfTokenizer::from_json(std::string_view json, const std::string& origin, const std::string& config_dir) {
-  auto pipeline = hf_tokenizer_detail::read_pipeline(json, origin);
+  HfTokenizerFiles files;
+  files.tokenizer_json = std::string(json);
+  if (!config_dir.empty()) {
+    const std::filesystem::path dir(config_dir);
+    files.tokenizer_config_json = read_file(dir / "tokenizer_config.json").value_or("");
+    files.special_tokens_map_json = read_file(dir / "special_tokens_map.json").value_or("");
+    files.dir = config_dir;
+  }
+  return from_files(std::move(files), origin);
+}
+
+HfTokenizer HfTokenizer::from_files(HfTokenizerFiles files, const std::string& origin) {
+  auto pipeline = hf_tokenizer_detail::read_pipeline(files.tokenizer_json, origin);
   HfTokenizer tokenizer(pipeline);
   pipeline->roles = read_special_roles(
-      config_dir, [&](std::string_view piece) { return tokenizer.piece_to_id(piece); },
+      files, [&](std::string_view piece) { return tokenizer.piece_to_id(piece); },
       pipeline->post ? &pipeline->post->single : nullptr, pipeline->model->unk_id());
+  pipeline->files = std::move(files);
   return tokenizer;
 }
 
@@ -241,5 +272,19 @@ bool HfTokenizer::is_special(int32_t id) const {
 }
 
 const std::string& HfTokenizer::model_type() const { return pipeline_->model_type; }
+
+const HfTokenizerFiles& HfTokenizer::files() const { return pipeline_->files; }
+
+std::vector<uint8_t> HfTokenizer::word_start_pieces() const {
+  const Pipeline& p = *pipeline_;
+  std::vector<uint8_t> starts(p.pieces.size(), 1);
+  for (size_t id = 0; id < p.pieces.size(); ++id) {
+    if (p.added[id]) continue;  // matched whole, before any pre-tokenizer: a word of its own
+    std::optional<bool> s = p.model->piece_starts_word(p.pieces[id]);
+    if (!s && p.pre_tokenizer) s = p.pre_tokenizer->piece_starts_word(p.pieces[id]);
+    starts[id] = s.value_or(true);
+  }
+  return starts;
+}
 
 }  // namespace mlm::text::hf

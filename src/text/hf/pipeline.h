@@ -48,6 +48,9 @@ class PreTokenizer {
   virtual ~PreTokenizer() = default;
   /// Appends the pre-tokens of `text` to `out`; `at_text_start`: `text` begins the input.
   virtual void split(std::string_view text, bool at_text_start, Pieces& out) const = 0;
+  /// Whether a model piece begins a pre-token, as far as its own characters tell (a word
+  /// marker at its head); nullopt when this pre-tokenizer leaves no mark.
+  virtual std::optional<bool> piece_starts_word(std::string_view /*piece*/) const { return std::nullopt; }
 };
 
 class Model {
@@ -60,6 +63,9 @@ class Model {
   virtual std::optional<int32_t> piece_to_id(std::string_view piece) const = 0;
   /// The unknown piece's id, when the model has one.
   virtual std::optional<int32_t> unk_id() const = 0;
+  /// Whether a piece begins a word, for models that mark continuations (a continuing
+  /// subword prefix); nullopt for the others.
+  virtual std::optional<bool> piece_starts_word(std::string_view /*piece*/) const { return std::nullopt; }
 };
 
 /// What a post-processor adds around one or two sequences: every kind this project reads

@@ -39,6 +39,22 @@ class ByteLevel : public PreTokenizer {
       out.add(mapped, at_text_start && s.begin == 0);
     }
   }
+  // GPT-2's pattern starts a pre-token at a space ("Ġ") and at punctuation after a letter or
+  // digit; a letter or digit without the space continues one, as does a piece that begins
+  // inside a character (a UTF-8 continuation byte) or holds only part of its first one.
+  std::optional<bool> piece_starts_word(std::string_view piece) const override {
+    std::string bytes;  // the piece's first character, back from its byte-level form
+    for (size_t i = 0; i < piece.size() && bytes.size() < 4;) {
+      const auto b = byte_of_char(next_char(piece, i));
+      if (!b) return true;  // not a byte-level piece: an added token
+      bytes += static_cast<char>(*b);
+      if (utf8_length(static_cast<uint8_t>(bytes[0])) == bytes.size()) break;
+    }
+    const auto lead = static_cast<uint8_t>(bytes[0]);
+    if ((lead & 0xC0) == 0x80 || bytes.size() < utf8_length(lead)) return false;
+    size_t i = 0;
+    return !is_rust_alphanumeric(next_char(bytes, i));
+  }
 
  private:
   bool add_prefix_space_;
@@ -71,6 +87,9 @@ class Metaspace : public PreTokenizer {
     }
     literal_spans(replaced, replacement_, spans);
     split_spans(replaced, at_text_start, spans, SplitBehavior::merged_with_next, false, out);
+  }
+  std::optional<bool> piece_starts_word(std::string_view piece) const override {
+    return piece.substr(0, replacement_.size()) == replacement_;
   }
 
  private:
@@ -139,6 +158,12 @@ class PreTokenizerSequence : public PreTokenizer {
       for (const auto& p : current.pieces) steps_[k]->split(current.view(p), p.at_text_start, target);
       if (&target == &next) std::swap(current, next);
     }
+  }
+  std::optional<bool> piece_starts_word(std::string_view piece) const override {
+    for (const auto& step : steps_) {
+      if (auto starts = step->piece_starts_word(piece)) return starts;
+    }
+    return std::nullopt;
   }
 
  private:

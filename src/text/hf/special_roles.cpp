@@ -5,7 +5,6 @@
 #include <filesystem>
 
 #include "mlm/util/errors.h"
-#include "mlm/util/read_file.h"
 
 namespace mlm::text::hf {
 namespace special_roles_detail {
@@ -21,11 +20,10 @@ constexpr Role kRoles[] = {
     {"eos_token", &HfSpecialTokens::eos},
 };
 
-void read_roles_file(const std::filesystem::path& path,
+void read_roles_file(const std::string& text, const std::filesystem::path& path,
                      const std::function<std::optional<int32_t>(std::string_view)>& to_id, HfSpecialTokens& out) {
-  const auto bytes = read_file(path);
-  if (!bytes) return;  // the file is optional
-  const auto json = nlohmann::json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
+  if (text.empty()) return;  // the file is optional
+  const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded() || !json.is_object()) {
     throw DataError("tokenizer config '" + path.string() + "' is not valid JSON (expected an object)");
   }
@@ -52,15 +50,13 @@ void read_roles_file(const std::filesystem::path& path,
 
 }  // namespace special_roles_detail
 
-HfSpecialTokens read_special_roles(const std::string& dir,
+HfSpecialTokens read_special_roles(const HfTokenizerFiles& files,
                                    const std::function<std::optional<int32_t>(std::string_view)>& to_id,
                                    const std::vector<Template::Item>* single, std::optional<int32_t> model_unk) {
   HfSpecialTokens roles;
-  if (!dir.empty()) {
-    const std::filesystem::path d(dir);
-    special_roles_detail::read_roles_file(d / "tokenizer_config.json", to_id, roles);
-    special_roles_detail::read_roles_file(d / "special_tokens_map.json", to_id, roles);
-  }
+  const std::filesystem::path dir(files.dir);
+  special_roles_detail::read_roles_file(files.tokenizer_config_json, dir / "tokenizer_config.json", to_id, roles);
+  special_roles_detail::read_roles_file(files.special_tokens_map_json, dir / "special_tokens_map.json", to_id, roles);
   if (single) {
     const Template::Item* first = nullptr;
     const Template::Item* last = nullptr;

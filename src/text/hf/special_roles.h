@@ -12,12 +12,12 @@
 
 namespace mlm::text::hf {
 
-/// The roles the files in `dir` name ("<role>_token": a string or {"content": ...};
-/// special_tokens_map.json wins over tokenizer_config.json), resolved with `to_id`; cls and sep
+/// The roles `files`' tokenizer_config.json and special_tokens_map.json name ("<role>_token": a
+/// string or {"content": ...}; special_tokens_map.json wins), resolved with `to_id`; cls and sep
 /// not named there: the first and last special items of `single` (the post-processor's
 /// template, may be null); unk not named: `model_unk`. DataError naming the file when a file
 /// is not JSON or names a token the vocabulary lacks.
-HfSpecialTokens read_special_roles(const std::string& dir,
+HfSpecialTokens read_special_roles(const HfTokenizerFiles& files,
                                    const std::function<std::optional<int32_t>(std::string_view)>& to_id,
                                    const std::vector<Template::Item>* single, std::optional<int32_t> model_unk);
 

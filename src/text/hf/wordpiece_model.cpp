@@ -21,6 +21,9 @@ class WordPieceModel : public Model {
   const std::vector<std::string>& pieces() const override { return vocab_.pieces(); }
   std::optional<int32_t> piece_to_id(std::string_view piece) const override { return vocab_.find(piece); }
   std::optional<int32_t> unk_id() const override { return unk_id_; }
+  std::optional<bool> piece_starts_word(std::string_view piece) const override {
+    return piece.substr(0, prefix_.size()) != prefix_;
+  }
 
   void tokenize(std::string_view word, std::vector<int32_t>& out) const override {
     int64_t chars = 0;

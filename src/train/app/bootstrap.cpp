@@ -52,9 +52,9 @@ text::Tokenizer open_tokenizer(const config::RunConfig& config, dist::Communicat
   comm.barrier();
   if (!comm.is_main()) tokenizer.emplace(text::ensure_tokenizer(config.tokenizer, config.data));
   const int64_t size = tokenizer->size();
-  if (config.model.vocab_size > 0 && config.model.vocab_size != size) {
+  if (config.model.vocab_size > 0 && config.model.vocab_size < size) {
     throw ConfigError("model.vocab_size (" + std::to_string(config.model.vocab_size) +
-                          ") differs from the tokenizer's " + std::to_string(size) + " pieces (" +
+                          ") is smaller than the tokenizer's " + std::to_string(size) + " pieces (" +
                           config.tokenizer.model + "); set 0 to take the tokenizer's size",
                       "model.vocab_size");
   }
@@ -63,7 +63,7 @@ text::Tokenizer open_tokenizer(const config::RunConfig& config, dist::Communicat
 
 model::MaskedLm build_model(const config::RunConfig& config, const text::VocabInfo& vocab, const torch::Device& device) {
   torch::manual_seed(static_cast<uint64_t>(config.train.seed));
-  auto model = model::make_masked_lm(config.model, vocab.size, vocab.ids.pad);
+  auto model = model::make_masked_lm(config.model, model::embedding_rows(config.model, vocab.size), vocab.ids.pad);
   if (!config.model.init_from.empty())
     as_user_input([&] { model::init_from_pretrained(model, config.model.init_from); });
   model->to(device);

@@ -33,10 +33,11 @@ text::Tokenizer load_tokenizer(const fs::path& dir, const config::RunConfig& con
   return text::Tokenizer::load(config.tokenizer.model);
 }
 
+/// The tokenizer's ids must have rows (more rows, as a ModernBERT's padded 50368, are fine);
 /// `model_settings` names where the vocabulary size was given (config.yaml or config.json).
-void require_same_vocabulary(const text::Tokenizer& tokenizer, int64_t vocab_size,
+void require_vocabulary_fits(const text::Tokenizer& tokenizer, int64_t vocab_size,
                              const std::string& model_settings) {
-  if (vocab_size != 0 && vocab_size != tokenizer.size()) {
+  if (vocab_size != 0 && vocab_size < tokenizer.size()) {
     const auto path = tokenizer.model_path().empty() ? std::string("the tokenizer") : tokenizer.model_path();
     throw CheckpointError(path + ": the tokenizer has " + std::to_string(tokenizer.size()) +
                           " pieces but " + model_settings + " gives vocab_size " + std::to_string(vocab_size));
@@ -49,8 +50,9 @@ SavedModel open_checkpoint(const fs::path& dir, const config::RunConfig& config)
   model_config.init_from.clear();
   model_config.rtd_temperature = config.model.rtd_temperature;  // how to evaluate, not the weights
   auto tokenizer = load_tokenizer(dir, config);
-  require_same_vocabulary(tokenizer, model_config.vocab_size, (dir / "config.yaml").string());
-  auto model = model::make_masked_lm(model_config, tokenizer.size(), tokenizer.vocab().ids.pad);
+  require_vocabulary_fits(tokenizer, model_config.vocab_size, (dir / "config.yaml").string());
+  auto model = model::make_masked_lm(model_config, model::embedding_rows(model_config, tokenizer.size()),
+                                     tokenizer.vocab().ids.pad);
   model::load_model_pt(model, (dir / "model.pt").string());
   const auto step = TrainerState::load(dir / "trainer_state.json").step;
   return {model_config, std::move(tokenizer), model, step};
@@ -62,8 +64,9 @@ SavedModel hf_directory_model(const fs::path& dir, const config::RunConfig& conf
   auto model_config = model::model_config_from_hf(config_json, config.model);
   model_config.init_from.clear();
   auto tokenizer = load_tokenizer(dir, config);
-  require_same_vocabulary(tokenizer, model_config.vocab_size, config_json);
-  auto model = model::make_masked_lm(model_config, tokenizer.size(), tokenizer.vocab().ids.pad);
+  require_vocabulary_fits(tokenizer, model_config.vocab_size, config_json);
+  auto model = model::make_masked_lm(model_config, model::embedding_rows(model_config, tokenizer.size()),
+                                     tokenizer.vocab().ids.pad);
   return {model_config, std::move(tokenizer), model, std::nullopt};
 }
 
@@ -78,8 +81,9 @@ SavedModel open_electra_pair(const fs::path& dir, const config::RunConfig& confi
   auto model_config = model::electra_pair_config(dir.string(), config.model);
   model_config.init_from.clear();
   auto tokenizer = load_tokenizer(dir / "discriminator", config);
-  require_same_vocabulary(tokenizer, model_config.vocab_size, (dir / "discriminator" / "config.json").string());
-  auto model = model::make_masked_lm(model_config, tokenizer.size(), tokenizer.vocab().ids.pad);
+  require_vocabulary_fits(tokenizer, model_config.vocab_size, (dir / "discriminator" / "config.json").string());
+  auto model = model::make_masked_lm(model_config, model::embedding_rows(model_config, tokenizer.size()),
+                                     tokenizer.vocab().ids.pad);
   model::init_from_pretrained(model, dir.string());
   return {model_config, std::move(tokenizer), model, std::nullopt};
 }

@@ -6,10 +6,12 @@
 //
 // Entry points:
 //   HfTokenizer::load(path)                 a tokenizer.json, or a directory holding one
+//   HfTokenizer::from_files(files)          the same from the files' texts (a checkpoint's copy)
 //   encode(text, ids, starts_word)          ids without the post-processor's specials, and
 //                                           which ids begin a pre-tokenizer word
 //   encode(text, true) / encode_pair(a, b)  ids as tokenizer.encode(...) gives them
 //   decode, vocab_size, id_to_piece, piece_to_id, special_tokens(), is_special(id)
+//   word_start_pieces()                     which pieces begin a word (whole-word masking)
 //
 // Supported components (anything else is a DataError naming the file and the JSON key):
 //   normalizer     NFC NFD NFKC NFKD Lowercase StripAccents Strip Replace Prepend Precompiled
@@ -40,6 +42,19 @@ struct HfSpecialTokens {
   std::optional<int32_t> cls, sep, mask, pad, unk, bos, eos;
 };
 
+/// A tokenizer's files as texts ("" for an absent one): what load() reads, what a checkpoint
+/// stores, what an export writes back unchanged.
+struct HfTokenizerFiles {
+  std::string tokenizer_json;           // tokenizer.json: the pipeline
+  std::string tokenizer_config_json;    // tokenizer_config.json: roles, tokenizer class
+  std::string special_tokens_map_json;  // special_tokens_map.json: roles
+  std::string dir;                      // where they were read from, for errors ("" for none)
+
+  /// `path`: a tokenizer.json, or a directory holding one (the other two optional beside it).
+  /// DataError naming the file when tokenizer.json cannot be read.
+  static HfTokenizerFiles read(const std::string& path);
+};
+
 class HfTokenizer {
  public:
   /// `path`: a tokenizer.json file or a directory holding one. DataError naming the file (and
@@ -49,6 +64,8 @@ class HfTokenizer {
   /// special_tokens_map.json. `origin` names the text in errors.
   static HfTokenizer from_json(std::string_view json, const std::string& origin,
                                const std::string& config_dir = {});
+  /// From the files' texts; `origin` names tokenizer.json in errors.
+  static HfTokenizer from_files(HfTokenizerFiles files, const std::string& origin);
 
   /// Replaces `ids` by the ids of `text` (valid UTF-8) without the post-processor's special
   /// tokens; `starts_word` (when given) by 1 for each id that begins a pre-token or is an
@@ -74,6 +91,16 @@ class HfTokenizer {
   bool is_special(int32_t id) const;
   /// The tokenizer.json's model type: "BPE", "Unigram" or "WordPiece".
   const std::string& model_type() const;
+  /// The texts it was read from.
+  const HfTokenizerFiles& files() const;
+
+  /// [vocab_size]: 1 for a piece that begins a word, as the collator's whole-word masking asks
+  /// of each id alone: not a continuation (the model's continuing_subword_prefix, WordPiece's
+  /// "##"), else headed by the pre-tokenizer's word marker (ByteLevel's "Ġ", Metaspace's "▁";
+  /// a byte-level piece that opens with punctuation is a pre-token of its own too); added
+  /// tokens and pipelines with no marker: every piece. A text's first word without the marker
+  /// (ByteLevel without add_prefix_space) joins the word before it.
+  std::vector<uint8_t> word_start_pieces() const;
 
  private:
   explicit HfTokenizer(std::shared_ptr<const Pipeline> pipeline) : pipeline_(std::move(pipeline)) {}

@@ -2,6 +2,7 @@
 // The tokenizer half of a Hugging Face export: the files `AutoTokenizer.from_pretrained`
 // reads (tokenizer.json, tokenizer_config.json, special_tokens_map.json) plus what mlm-train
 // reads back: tokenizer.model for sentencepiece, vocab.txt beside tokenizer.json for WordPiece.
+// An hf tokenizer's own files are written back unchanged.
 #include <cstdint>
 #include <string>
 
