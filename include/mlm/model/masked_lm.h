@@ -84,6 +84,8 @@ class MaskedLmImpl : public torch::nn::Module {
   int64_t vocab_size() const { return vocab_size_; }          // unpadded
   int64_t padded_vocab_size() const { return padded_vocab_; }
   int64_t pad_id() const { return pad_id_; }
+  /// The longest sequence the position table holds (config::max_sequence_length).
+  int64_t max_sequence_length() const { return config::max_sequence_length(config_, pad_id_); }
   const config::ModelConfig& config() const { return config_; }
 
  protected:

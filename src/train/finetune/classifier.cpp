@@ -61,6 +61,8 @@ ClassifierImpl::ClassifierImpl(model::MaskedLm encoder_in, config::TaskKind kind
       truncated_init(classifier, 1.0 / std::sqrt(static_cast<double>(h)), c.initializer_cutoff_factor);
       break;
     case config::Architecture::electra:
+    case config::Architecture::roberta:
+    case config::Architecture::xlm_roberta:
       dropout_p_ = c.hidden_dropout_prob;
       if (sequence) {
         dense = register_module("dense", torch::nn::Linear(h, h));
@@ -99,14 +101,21 @@ torch::Tensor ClassifierImpl::forward(const model::MlmInputs& in) {
       features = dropout(features);
       if (sequence) features = dropout(torch::gelu(model::linear(dense, features)));
       break;
+    case config::Architecture::roberta:
+    case config::Architecture::xlm_roberta:  // RobertaClassificationHead: ELECTRA's with tanh
+      features = dropout(features);
+      if (sequence) features = dropout(torch::tanh(model::linear(dense, features)));
+      break;
   }
   return model::linear(classifier, features).to(torch::kFloat32);
 }
 
 std::string ClassifierImpl::hf_class() const {
-  const char* base = architecture_ == config::Architecture::bert         ? "Bert"
-                     : architecture_ == config::Architecture::modernbert ? "ModernBert"
-                                                                         : "Electra";
+  const char* base = architecture_ == config::Architecture::bert          ? "Bert"
+                     : architecture_ == config::Architecture::modernbert  ? "ModernBert"
+                     : architecture_ == config::Architecture::roberta     ? "Roberta"
+                     : architecture_ == config::Architecture::xlm_roberta ? "XLMRoberta"
+                                                                          : "Electra";
   return std::string(base) + (kind == config::TaskKind::sequence_classification ? "ForSequenceClassification"
                                                                                  : "ForTokenClassification");
 }
@@ -120,6 +129,7 @@ model::TensorDict ClassifierImpl::hf_state_dict() {
   const auto encoder_weights = pair ? model::to_hf_pair(*pair).discriminator : encoder->hf_state_dict();
   const std::vector<std::string> kept = architecture_ == config::Architecture::bert         ? std::vector<std::string>{"bert."}
                                         : architecture_ == config::Architecture::modernbert ? std::vector<std::string>{"model.", "head."}
+                                        : config::is_roberta(architecture_)                 ? std::vector<std::string>{"roberta."}
                                                                                             : std::vector<std::string>{"electra."};
   for (const auto& [key, t] : encoder_weights) {
     if (std::any_of(kept.begin(), kept.end(), [&](const std::string& prefix) { return starts_with(key, prefix); }))
@@ -133,7 +143,7 @@ model::TensorDict ClassifierImpl::hf_state_dict() {
     out.emplace_back("bert.pooler.dense.weight", pooler->weight.detach());
     out.emplace_back("bert.pooler.dense.bias", pooler->bias.detach());
   }
-  const std::string head = architecture_ == config::Architecture::electra && sequence ? "classifier.out_proj." : "classifier.";
+  const std::string head = dense ? "classifier.out_proj." : "classifier.";
   out.emplace_back(head + "weight", classifier->weight.detach());
   out.emplace_back(head + "bias", classifier->bias.detach());
   return out;

@@ -28,6 +28,12 @@ TensorDict read_hf_weights(const std::string& dir);
 /// not compute.
 config::ModelConfig model_config_from_hf(const std::string& config_json, config::ModelConfig base);
 
+/// RoBERTa numbers positions from pad_token_id + 1, so weights trained with another padding id
+/// would read every position shifted: CheckpointError naming `config_json` and both ids when
+/// its model_type is roberta or xlm-roberta and its pad_token_id differs from `pad_id` (the
+/// tokenizer's). Nothing for the other model types or without pad_token_id.
+void require_same_pad_id(const std::string& config_json, int64_t pad_id);
+
 /// model.init_from: loads the directory's weights into `model`. When DIR/config.json exists,
 /// its architecture and every shape field it gives (hidden_size, layers, heads,
 /// intermediate_size, positions, token types, vocab_size; ModernBERT's global layer period and
