@@ -79,7 +79,11 @@ torch::Tensor ClassifierImpl::dropout(const torch::Tensor& x) const {
 }
 
 torch::Tensor ClassifierImpl::forward(const model::MlmInputs& in) {
-  const auto hidden = encoder->last_hidden_states(in);  // [B,S,H]
+  // One token type (RoBERTa's): a pair's second segment is type 0 too, as RoBERTa's tokenizer,
+  // which gives no token types, leaves it.
+  auto inputs = in;
+  if (encoder->config().type_vocab_size == 1) inputs.token_type_ids = torch::Tensor();
+  const auto hidden = encoder->last_hidden_states(inputs);  // [B,S,H]
   const bool sequence = kind == config::TaskKind::sequence_classification;
   torch::Tensor features = sequence ? hidden.select(1, 0) : hidden;
   switch (architecture_) {
@@ -122,7 +126,6 @@ std::string ClassifierImpl::hf_class() const {
 
 model::TensorDict ClassifierImpl::hf_state_dict() {
   model::TensorDict out;
-  const bool sequence = kind == config::TaskKind::sequence_classification;
   // An ELECTRA pair's encoder is its discriminator, with the embeddings as the export writes
   // them (under gdes the sum); a generator alone is its own.
   auto* pair = dynamic_cast<model::ElectraForPreTrainingImpl*>(encoder.get());
