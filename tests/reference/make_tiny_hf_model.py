@@ -3,8 +3,8 @@
 (and the C++ fine-tuning against it) in seconds: a WordPiece vocabulary trained with
 `tokenizers` on the given text files, and a BertForMaskedLM or ModernBertForMaskedLM saved
 with save_pretrained beside its fast tokenizer (electra: an ElectraForPreTraining discriminator;
-roberta: a RobertaForMaskedLM with one token type, so its tokenizer gives a pair's second
-segment token type 0 too).
+roberta: a RobertaForMaskedLM with one token type, beside a tokenizer that, as RoBERTa's, gives
+no token types).
 
     .venv/bin/python tests/reference/make_tiny_hf_model.py OUT_DIR TEXT_FILE... \\
         [--arch bert|modernbert|electra|roberta] [--vocab 4000] [--seed 0]
@@ -51,10 +51,11 @@ def main():
         vocab_size=args.vocab, special_tokens=special))
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]",
-        pair="[CLS] $A [SEP] $B [SEP]" if args.arch == "roberta" else "[CLS] $A [SEP] $B:1 [SEP]:1",
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
         special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
-    fast = transformers.BertTokenizerFast(tokenizer_object=tok, do_lower_case=True)
+    # RoBERTa's tokenizer gives no token types (one type, 0, for both segments of a pair).
+    no_types = {"model_input_names": ["input_ids", "attention_mask"]} if args.arch == "roberta" else {}
+    fast = transformers.BertTokenizerFast(tokenizer_object=tok, do_lower_case=True, **no_types)
     fast.save_pretrained(args.out)
 
     torch.manual_seed(args.seed)
