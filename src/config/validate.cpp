@@ -125,7 +125,6 @@ void validate_modernbert(const ModelConfig& m) {
 
 // RoBERTa's body is BERT's post-LN layers with an MLM head alone (transformers' Roberta classes).
 void validate_roberta(const ModelConfig& m) {
-  const std::string name(to_string(m.architecture));
   if (trains_sentence_pairs(m.objective)) {
     fail("model.objective", std::string(to_string(m.objective)),
          "has no head in RoBERTa, which dropped next-sentence prediction (transformers' " +

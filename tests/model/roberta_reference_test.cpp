@@ -70,10 +70,11 @@ MlmInputs padded_batch(const Case& c) {
   in.attention_mask = torch::ones({c.batch, c.seq}, torch::kLong);
   if (c.padded) {
     // Rows of every length down to a few tokens: over half of the batch is padding, so that the
-    // larger case runs its layers unpadded (TokenLayout).
+    // larger case runs its layers unpadded (TokenLayout). The last row is padded on the left,
+    // where RoBERTa's positions (counted over the tokens) and 0..S-1 part.
     for (int64_t b = 1; b < c.batch; ++b) {
       const int64_t length = std::max<int64_t>(4, c.seq / (2 * b));
-      in.attention_mask[b].narrow(0, length, c.seq - length).zero_();
+      in.attention_mask[b].narrow(0, b + 1 == c.batch ? 0 : length, c.seq - length).zero_();
     }
     in.input_ids.masked_fill_(in.attention_mask.eq(0), kPad);
   }

@@ -148,7 +148,8 @@ void load_hf_state_dict(BertForPreTrainingImpl& model, const TensorDict& state, 
   // An ignorable key is never one the model expects (it has no pooler or NSP head then).
   const auto ignored = std::count_if(source.begin(), source.end(), [&](const auto& item) { return ignorable_key(item.first); });
   if (ignored > 0)
-    log::info("model", "{}: ignoring {} pooler/NSP tensors (model.objective is mlm)", origin, ignored);
+    log::info("model", "{}: ignoring {} pooler/NSP tensors (this model has neither: model.objective is mlm)", origin,
+              ignored);
   if (bare)
     log::warn("model", "{}: a bare encoder (no '{}' prefix): the MLM head keeps its initialisation", origin, e);
 

@@ -22,7 +22,8 @@ std::string find_hf_weights(const std::string& dir);
 TensorDict read_hf_weights(const std::string& dir);
 
 /// The model settings config.json describes: BertConfig fields ("mlm_train_norm": "pre" for a
-/// pre-LN export) or, for model_type modernbert, ModernBertConfig fields; on top of `base` for
+/// pre-LN export), the same under model_type roberta or xlm-roberta (architecture roberta,
+/// xlm_roberta) or, for model_type modernbert, ModernBertConfig fields; on top of `base` for
 /// what it does not say. CheckpointError naming the file for a config.json that cannot be
 /// parsed, is neither model type, or has a field of the wrong type or a value mlm-train does
 /// not compute.
