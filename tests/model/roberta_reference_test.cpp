@@ -225,4 +225,29 @@ TEST(RobertaInitFrom, RefusesWeightsTrainedWithAnotherPadId) {
   }
 }
 
+// What a hub RoBERTa's pytorch_model.bin holds beside the MaskedLM's weights: the pooler of
+// RobertaModel and, from older transformers, the position_ids buffer. Both are read past.
+TEST(RobertaInitFrom, ReadsAHubPytorchModelBinWithItsPoolerAndBuffer) {
+  config::testing::TempDir dir;
+  auto c = tiny_roberta({"", config::Architecture::roberta, 2, 16, true, true, config::Activation::gelu});
+  torch::manual_seed(5);
+  BertForPreTraining model(c, kVocab, kPad);
+  scramble(model);
+  std::ofstream(dir.path() / "config.json") << hf_config_json(model).dump();
+  TensorDict hub;
+  for (const auto& [key, t] : model->hf_state_dict())
+    if (key.rfind("lm_head.decoder.", 0) != 0) hub.emplace_back(key, t.clone());
+  hub.emplace_back("roberta.embeddings.position_ids", torch::arange(c.max_position_embeddings).unsqueeze(0));
+  hub.emplace_back("roberta.pooler.dense.weight", torch::randn({c.hidden_size, c.hidden_size}));
+  hub.emplace_back("roberta.pooler.dense.bias", torch::randn({c.hidden_size}));
+  write_tensor_file((dir.path() / "pytorch_model.bin").string(), hub);
+
+  torch::manual_seed(6);
+  BertForPreTraining reloaded(c, kVocab, kPad);
+  init_from_pretrained(reloaded, dir.path().string());
+  const auto a = to_hf_state_dict(model), b = to_hf_state_dict(reloaded);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(torch::equal(a[i].second, b[i].second)) << a[i].first;
+}
+
 }  // namespace mlm::model::roberta_reference
