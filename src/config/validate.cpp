@@ -123,6 +123,19 @@ void validate_modernbert(const ModelConfig& m) {
   }
 }
 
+// RoBERTa's body is BERT's post-LN layers with an MLM head alone (transformers' Roberta classes).
+void validate_roberta(const ModelConfig& m) {
+  if (trains_sentence_pairs(m.objective)) {
+    fail("model.objective", std::string(to_string(m.objective)),
+         "has no head in RoBERTa, which dropped next-sentence prediction (transformers' " +
+             std::string(m.architecture == Architecture::roberta ? "Roberta" : "XLMRoberta") +
+             "ForMaskedLM is MLM only): set model.objective to mlm or model.architecture to bert");
+  }
+  if (m.norm == NormPosition::pre) {
+    fail("model.norm", "pre", "is not RoBERTa's (transformers' Roberta is post-LN): set it to post");
+  }
+}
+
 // The ELECTRA keys. Checked whatever the architecture, so that a typo fails before a switch.
 void validate_electra(const ModelConfig& m) {
   non_negative("model.embedding_size", static_cast<double>(m.embedding_size), " (0 = hidden_size)");
@@ -220,6 +233,7 @@ void validate_model(const ModelConfig& m) {
   positive("model.initializer_range", m.initializer_range);
   at_least("model.pad_vocab_multiple", m.pad_vocab_multiple, 1, " (1 = no padding)");
   if (m.architecture == Architecture::modernbert) validate_modernbert(m);
+  if (is_roberta(m.architecture)) validate_roberta(m);
   validate_electra(m);
 }
 
@@ -293,7 +307,9 @@ void validate_data(const DataConfig& d, const ModelConfig& m) {
   not_empty("data.text_field", d.text_field, "name the JSON Lines field holding the text");
   at_least("data.seq_len", d.seq_len, kMinSeqLen,
            " (room for [CLS] a [SEP] b [SEP] and a few tokens)");
-  if (d.seq_len > m.max_position_embeddings) {
+  if (is_roberta(m.architecture)) {
+    require_position_room(m, d.seq_len, std::nullopt);
+  } else if (d.seq_len > m.max_position_embeddings) {
     throw ConfigError("data.seq_len (" + number(d.seq_len) +
                           ") must be <= model.max_position_embeddings (" +
                           number(m.max_position_embeddings) +
@@ -503,6 +519,21 @@ void require_training_data(const RunConfig& config) {
                           "model.safetensors, pytorch_model.bin or model.pt)",
                       "model.init_from");
   }
+}
+
+void require_position_room(const ModelConfig& m, int64_t seq_len, std::optional<int64_t> pad_id) {
+  if (!is_roberta(m.architecture)) return;
+  const int64_t offset = position_offset(m, pad_id.value_or(0));
+  if (seq_len + offset <= m.max_position_embeddings) return;
+  const std::string pad = pad_id ? "the tokenizer's [PAD] id " + number(*pad_id)
+                                 : "the [PAD] id (0 at the least; RoBERTa's is 1)";
+  const int64_t shortest = m.max_position_embeddings - offset;
+  fail("model.max_position_embeddings", number(m.max_position_embeddings),
+       "leaves no room for model.architecture " + std::string(to_string(m.architecture)) +
+           "'s position offset: its positions run from the pad id + 1, so data.seq_len " + number(seq_len) +
+           " with " + pad + " needs " + number(seq_len + offset) + " rows (data.seq_len + pad id + 1; " +
+           "roberta-base: 512 + 1 + 1 = 514): raise it to " + number(seq_len + offset) +
+           (shortest >= 1 ? " or lower data.seq_len to " + number(shortest) : std::string()));
 }
 
 }  // namespace mlm::config

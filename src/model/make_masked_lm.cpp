@@ -8,7 +8,9 @@ namespace mlm::model {
 
 MaskedLm make_masked_lm(const config::ModelConfig& config, int64_t vocab_size, int64_t pad_id) {
   switch (config.architecture) {
-    case config::Architecture::bert: return BertForPreTraining(config, vocab_size, pad_id);
+    case config::Architecture::bert:
+    case config::Architecture::roberta:
+    case config::Architecture::xlm_roberta: return BertForPreTraining(config, vocab_size, pad_id);
     case config::Architecture::modernbert: return ModernBertForMaskedLM(config, vocab_size, pad_id);
     case config::Architecture::electra:
       if (config.objective == config::Objective::rtd) return ElectraForPreTraining(config, vocab_size, pad_id);

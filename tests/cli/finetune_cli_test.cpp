@@ -161,7 +161,9 @@ TEST_P(FinetuneParity, SameLossesAndScoresAsTransformers) {
 INSTANTIATE_TEST_SUITE_P(Models, FinetuneParity,
                          ::testing::Values(ParityCase{"bert", "pair", "BertForSequenceClassification"},
                                            ParityCase{"modernbert", "token", "ModernBertForTokenClassification"},
-                                           ParityCase{"electra", "pair", "ElectraForSequenceClassification"}),
+                                           ParityCase{"electra", "pair", "ElectraForSequenceClassification"},
+                                           ParityCase{"roberta", "pair", "RobertaForSequenceClassification"},
+                                           ParityCase{"roberta", "token", "RobertaForTokenClassification"}),
                          [](const auto& info) { return info.param.arch + "_" + info.param.kind; });
 
 TEST(FinetuneCli, FineTunesAnMlmTrainCheckpoint) {

@@ -31,7 +31,7 @@ TEST_P(ShippedConfig, LoadsValidatesAndRoundTrips) {
 
 INSTANTIATE_TEST_SUITE_P(Configs, ShippedConfig,
                          ::testing::Values("base", "large", "mini", "tiny", "electra-mini", "electra-small",
-                                           "electra-base"));
+                                           "electra-base", "roberta-base"));
 
 TEST(ShippedConfigs, BaseIsBertBase) {
   const RunConfig c = load_config(shipped("base"));
@@ -48,6 +48,19 @@ TEST(ShippedConfigs, BaseIsBertBase) {
   EXPECT_EQ(c.schedule.warmup_steps, 10000);
   EXPECT_EQ(c.schedule.decay, DecayKind::linear);
   EXPECT_EQ(c.train.precision, Precision::auto_detect);
+}
+
+TEST(ShippedConfigs, RobertaBaseHasRoomForThePositionOffset) {
+  const RunConfig c = load_config(shipped("roberta-base"));
+  EXPECT_EQ(c.model.architecture, Architecture::roberta);
+  EXPECT_EQ(c.model.max_position_embeddings, 514);
+  EXPECT_EQ(c.model.type_vocab_size, 1);
+  EXPECT_EQ(c.model.layer_norm_eps, 1e-5);
+  EXPECT_EQ(c.data.seq_len, 512);
+  EXPECT_EQ(c.optim.betas[1], 0.98);
+  // RoBERTa's own pad id 1 still fits: 512 + 1 + 1 = 514.
+  EXPECT_NO_THROW(require_position_room(c.model, c.data.seq_len, 1));
+  EXPECT_THROW(require_position_room(c.model, c.data.seq_len, 2), ConfigError);
 }
 
 TEST(ShippedConfigs, LargeIsBertLarge) {

@@ -180,6 +180,14 @@ std::vector<Case> cases() {
   c.push_back({"embedding_size_on_bert", "model:\n  embedding_size: 128\n", {}, {"model.embedding_size"}});
   c.push_back({"electra_with_nsp", "model:\n  architecture: electra\n  objective: nsp\n", {},
                {"model.objective"}});
+  // ---- RoBERTa (positions from the pad id + 1) ----
+  c.push_back({"roberta_positions_without_offset",
+               "model:\n  architecture: roberta\n  max_position_embeddings: 64\ndata:\n  seq_len: 64\n", {},
+               {"model.max_position_embeddings", "(64)", "data.seq_len 64", "roberta"}});
+  c.push_back({"roberta_with_nsp", "model:\n  architecture: roberta\n  objective: nsp\n", {},
+               {"model.objective"}});
+  c.push_back({"xlm_roberta_pre_ln", "model:\n  architecture: xlm_roberta\n  norm: pre\n", {},
+               {"model.norm"}});
   // ---- the config file itself ----
   c.push_back({"missing_config_file", "", {}, {"$DIR/bad.yaml"}, FileKind::missing});
   c.push_back({"directory_as_config", "", {}, {"$DIR/bad.yaml"}, FileKind::directory});

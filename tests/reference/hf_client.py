@@ -29,6 +29,13 @@ object on stdout, which the C++ test compares with what mlm-train's own tools gi
                                   DIR/generator (ElectraForMaskedLM), DIR/discriminator
                                   (ElectraForPreTraining), equal embeddings (gdes: the
                                   discriminator's word embeddings off by a delta)
+  save_roberta DIR VOCAB PAD POSITIONS [xlm]
+                                  a seeded small RobertaForMaskedLM (XLMRobertaForMaskedLM) with
+                                  pad_token_id PAD as the hub holds roberta-base: one token type,
+                                  LayerNorm eps 1e-5, a pooler in model.safetensors
+  roberta_reference DIR           RobertaForMaskedLM's (or XLM-R's, as DIR/config.json names it)
+                                  logits, loss and gradients on DIR/batch.safetensors, in
+                                  DIR/reference.safetensors
   electra_reference DIR LAMBDA    the ELECTRA step of DIR/generator and DIR/discriminator (shared
                                   embeddings) on DIR/batch.safetensors: logits, losses and
                                   gradients in DIR/reference.safetensors
@@ -225,6 +232,81 @@ def save_electra(directory, vocab_size, sharing="shared"):
     generator.save_pretrained(f"{directory}/generator")
     discriminator.save_pretrained(f"{directory}/discriminator")
     return {"generator": f"{directory}/generator", "discriminator": f"{directory}/discriminator"}
+
+
+def save_roberta(directory, vocab_size, pad_id, positions, variant="roberta"):
+    """A RoBERTa as the hub holds roberta-base (type_vocab_size 1, layer_norm_eps 1e-5,
+    max_position_embeddings = the longest sequence + pad id + 1) with transformers' own init, a
+    trained-looking head, and the pooler RobertaModel has, which hub checkpoints keep but
+    RobertaForMaskedLM neither builds nor reads."""
+    from safetensors.torch import load_file, save_file
+
+    if variant not in ("roberta", "xlm"):
+        fail(f"variant '{variant}': expected roberta or xlm")
+    torch.manual_seed(1234)
+    config_class, model_class = ((transformers.RobertaConfig, transformers.RobertaForMaskedLM) if variant == "roberta"
+                                 else (transformers.XLMRobertaConfig, transformers.XLMRobertaForMaskedLM))
+    pad = int(pad_id)
+    config = config_class(
+        vocab_size=int(vocab_size), hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=128, max_position_embeddings=int(positions), type_vocab_size=1, layer_norm_eps=1e-5,
+        pad_token_id=pad, bos_token_id=None, eos_token_id=None)
+    model = model_class(config)
+    with torch.no_grad():  # a trained-looking model: every tensor shows in the scores
+        model.lm_head.bias.normal_(0, 0.5)
+        for module in model.modules():
+            if isinstance(module, torch.nn.LayerNorm):
+                module.weight.normal_(1, 0.2)
+    model.save_pretrained(directory)
+    weights = load_file(f"{directory}/model.safetensors")
+    pooler = torch.nn.Linear(64, 64)
+    weights["roberta.pooler.dense.weight"] = pooler.weight.detach().clone()
+    weights["roberta.pooler.dense.bias"] = pooler.bias.detach().clone()
+    save_file(weights, f"{directory}/model.safetensors", metadata={"format": "pt"})
+    return {"saved": directory}
+
+
+def roberta_reference(directory):
+    """The parity reference of mlm-train's RoBERTa: one fp32 forward and backward of the class
+    DIR/config.json names (RobertaForMaskedLM or XLMRobertaForMaskedLM), eager attention, in
+    train() mode (the config's dropouts must be 0), on DIR/batch.safetensors: input_ids,
+    attention_mask [B, S], masked_positions [M] (b * S + s, ascending) and masked_labels [M].
+    Position ids are transformers' own (from input_ids and pad_token_id); no token types.
+
+    Writes DIR/reference.safetensors: logits [M, V], loss_sum, correct, and grad.<name> of every
+    named parameter (the tied decoder once, as the word embeddings') after backward of
+    loss_sum / M. Returns the class, M, loss_sum and params (the grad.* tensors)."""
+    from safetensors.torch import load_file, save_file
+
+    config = quiet_config(directory, "eager")
+    if config.model_type not in ("roberta", "xlm-roberta"):
+        fail(f"{directory}/config.json: model_type '{config.model_type}', expected roberta or xlm-roberta")
+    dropouts = {k: getattr(config, k) for k in ("hidden_dropout_prob", "attention_probs_dropout_prob")}
+    if any(dropouts.values()):
+        fail(f"{directory}/config.json: the reference runs in train() mode, dropouts must be 0: {dropouts}")
+    cls = getattr(transformers, config.architectures[0])
+    model = load_checked(cls, directory, config, "eager", tied={"lm_head.decoder.weight", "lm_head.decoder.bias"})
+    batch = load_file(f"{directory}/batch.safetensors")
+    ids, padding = batch["input_ids"], batch["attention_mask"]
+    positions, labels = batch["masked_positions"], batch["masked_labels"]
+    count = positions.numel()
+    if count == 0:
+        fail(f"{directory}/batch.safetensors masks no position")
+
+    model.train()
+    logits = model(input_ids=ids, attention_mask=padding).logits
+    logits = logits.reshape(-1, logits.size(-1)).index_select(0, positions)
+    loss_sum = torch.nn.functional.cross_entropy(logits, labels, reduction="sum")
+    (loss_sum / count).backward()
+
+    out = {"logits": logits.detach(), "loss_sum": loss_sum.detach(),
+           "correct": (logits.argmax(-1) == labels).sum().to(torch.int64)}
+    params = 0
+    for name, p in model.named_parameters():  # a tied weight is yielded once
+        out[f"grad.{name}"] = p.grad if p.grad is not None else torch.zeros_like(p)
+        params += 1
+    save_file({k: v.contiguous() for k, v in out.items()}, f"{directory}/reference.safetensors")
+    return {"class": type(model).__name__, "masked": count, "loss_sum": loss_sum.item(), "params": params}
 
 
 # name: (format, shard size)
@@ -508,14 +590,14 @@ def quiet_config(directory, attention):
 
 
 def load_checked(cls, directory, config, attention, tied):
-    """cls.from_pretrained(DIR) in fp32; any key problem but the tied (absent) head weight `tied`,
-    or another attention implementation than the one asked for, ends the process with one line
-    on stderr."""
+    """cls.from_pretrained(DIR) in fp32; any key problem but the tied (absent) head weight `tied`
+    (a name or a set of names), or another attention implementation than the one asked for, ends
+    the process with one line on stderr."""
     # ignore_mismatched_sizes: a wrong shape is reported below instead of raised with a table.
     model, info = cls.from_pretrained(
         directory, config=config, dtype=torch.float32, output_loading_info=True, ignore_mismatched_sizes=True)
     problems = {
-        "missing": sorted(set(info["missing_keys"]) - {tied}),
+        "missing": sorted(set(info["missing_keys"]) - ({tied} if isinstance(tied, str) else set(tied))),
         "unexpected": sorted(info["unexpected_keys"]),
         "mismatched": sorted(f"{k} {list(file)} in the file, {list(ours)} in the model"
                              for k, file, ours in info["mismatched_keys"]),
@@ -592,6 +674,10 @@ def main(argv):
         result = modernbert_reference(*args)
     elif command == "save_electra":
         result = save_electra(*args)
+    elif command == "save_roberta":
+        result = save_roberta(*args)
+    elif command == "roberta_reference":
+        result = roberta_reference(*args)
     elif command == "electra_reference":
         result = electra_reference(*args)
     else:

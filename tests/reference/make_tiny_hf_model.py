@@ -2,10 +2,12 @@
 """A tiny, randomly initialised masked-LM export for trying tests/reference/finetune_reference.py
 (and the C++ fine-tuning against it) in seconds: a WordPiece vocabulary trained with
 `tokenizers` on the given text files, and a BertForMaskedLM or ModernBertForMaskedLM saved
-with save_pretrained beside its fast tokenizer (electra: an ElectraForPreTraining discriminator).
+with save_pretrained beside its fast tokenizer (electra: an ElectraForPreTraining discriminator;
+roberta: a RobertaForMaskedLM with one token type, beside a tokenizer that, as RoBERTa's, gives
+no token types).
 
     .venv/bin/python tests/reference/make_tiny_hf_model.py OUT_DIR TEXT_FILE... \\
-        [--arch bert|modernbert] [--vocab 4000] [--seed 0]
+        [--arch bert|modernbert|electra|roberta] [--vocab 4000] [--seed 0]
 
 TEXT_FILE: plain text, or JSONL whose "text", "text_pair" and "tokens" fields are read.
 """
@@ -36,7 +38,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("files", nargs="+")
-    ap.add_argument("--arch", choices=("bert", "modernbert", "electra"), default="bert")
+    ap.add_argument("--arch", choices=("bert", "modernbert", "electra", "roberta"), default="bert")
     ap.add_argument("--vocab", type=int, default=4000)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
@@ -51,7 +53,9 @@ def main():
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
         special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
-    fast = transformers.BertTokenizerFast(tokenizer_object=tok, do_lower_case=True)
+    # RoBERTa's tokenizer gives no token types (one type, 0, for both segments of a pair).
+    no_types = {"model_input_names": ["input_ids", "attention_mask"]} if args.arch == "roberta" else {}
+    fast = transformers.BertTokenizerFast(tokenizer_object=tok, do_lower_case=True, **no_types)
     fast.save_pretrained(args.out)
 
     torch.manual_seed(args.seed)
@@ -61,6 +65,12 @@ def main():
             vocab_size=v, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
             intermediate_size=128, max_position_embeddings=128, pad_token_id=0)
         model = transformers.BertForMaskedLM(config)
+    elif args.arch == "roberta":  # positions from pad id + 1: 130 rows, as 514 for 512 tokens
+        config = transformers.RobertaConfig(
+            vocab_size=v, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+            intermediate_size=128, max_position_embeddings=130, type_vocab_size=1,
+            layer_norm_eps=1e-5, pad_token_id=0, bos_token_id=cls, eos_token_id=sep)
+        model = transformers.RobertaForMaskedLM(config)
     elif args.arch == "electra":  # a discriminator, as the hub holds ELECTRA's
         config = transformers.ElectraConfig(
             vocab_size=v, embedding_size=32, hidden_size=64, num_hidden_layers=2,

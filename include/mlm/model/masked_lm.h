@@ -2,8 +2,8 @@
 // The model mlm-train trains, whatever its architecture: an encoder and a masked-LM head whose
 // decoder is tied to the token embeddings (BERT may add an NSP/SOP head). The trainer, the
 // evaluator, checkpoints and the tools hold a MaskedLm; model.architecture picks the
-// implementation (make_masked_lm.h): BertForPreTraining (bert/bert.h), ModernBertForMaskedLM
-// (modernbert/modernbert.h) or, for objective rtd, ElectraForPreTraining (electra/electra.h). Both name their parameters as `transformers` does, so the Hugging Face
+// implementation (make_masked_lm.h): BertForPreTraining (bert/bert.h; RoBERTa and XLM-R too),
+// ModernBertForMaskedLM (modernbert/modernbert.h) or, for objective rtd, ElectraForPreTraining (electra/electra.h). Both name their parameters as `transformers` does, so the Hugging Face
 // weight format is their state dict with the vocabulary unpadded.
 #include <torch/torch.h>
 
@@ -84,6 +84,8 @@ class MaskedLmImpl : public torch::nn::Module {
   int64_t vocab_size() const { return vocab_size_; }          // unpadded
   int64_t padded_vocab_size() const { return padded_vocab_; }
   int64_t pad_id() const { return pad_id_; }
+  /// The longest sequence the position table holds (config::max_sequence_length).
+  int64_t max_sequence_length() const { return config::max_sequence_length(config_, pad_id_); }
   const config::ModelConfig& config() const { return config_; }
 
  protected:

@@ -42,7 +42,10 @@ BertForPreTrainingImpl::BertForPreTrainingImpl(const config::ModelConfig& c, int
   const bool nsp = config::trains_sentence_pairs(c.objective);
   bert = register_module("bert", BertModel(c, padded_vocab_, pad_id, nsp));
   auto cls = add_container(*this, "cls");
-  predictions = cls->register_module("predictions", MlmHead(c, padded_vocab_));
+  // RobertaLMHead applies the exact GELU whatever the encoder's activation.
+  const auto head_act = config::is_roberta(c.architecture) ? config::Activation::gelu : c.hidden_act;
+  predictions = cls->register_module(
+      "predictions", MlmHead(c.hidden_size, c.hidden_size, head_act, c.layer_norm_eps, padded_vocab_));
   if (nsp) seq_relationship = cls->register_module("seq_relationship", torch::nn::Linear(c.hidden_size, 2));
   init_weights();
 }
@@ -65,6 +68,7 @@ void init_bert_modules(torch::nn::Module& root, double std) {
 void BertForPreTrainingImpl::init_weights() {
   init_bert_modules(*this, config_.initializer_range);
   zero_unused_embedding_rows();
+  bert->embeddings->zero_padding_position();
   torch::NoGradGuard no_grad;
   predictions->bias.zero_();
 }

@@ -70,23 +70,30 @@ void add_hf_embedding_views(TensorDict& out, const std::string& p, BertEmbedding
   add_norm(out, p + "LayerNorm", emb.layer_norm, pick);
 }
 
+BertHfNames BertHfNames::of(config::Architecture architecture) {
+  if (config::is_roberta(architecture)) return {"roberta.", "lm_head.", "lm_head.dense", "lm_head.layer_norm"};
+  return {"bert.", "cls.predictions.", "cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm"};
+}
+
 // The HF layout of `pick(parameter)` for every parameter: the weights (detach) or their gradients.
 static TensorDict hf_views(BertForPreTrainingImpl& m, const PickTensor& pick) {
+  const auto names = BertHfNames::of(m.config().architecture);
+  const auto& e = names.encoder;
   const int64_t vocab = m.vocab_size();
   TensorDict out;
   auto add = [&](const std::string& name, const torch::Tensor& t) { out.emplace_back(name, t); };
   const auto words = narrow_rows(pick(m.word_embeddings()), 0, vocab);  // shared by the decoder
-  add_hf_embedding_views(out, "bert.embeddings.", *m.bert->embeddings, words, pick);
+  add_hf_embedding_views(out, e + "embeddings.", *m.bert->embeddings, words, pick);
   for (size_t i = 0; i < m.bert->layers->size(); ++i)
-    add_hf_layer_views(out, fmt::format("bert.encoder.layer.{}.", i), *m.bert->layers[i]->as<BertLayer>(), pick);
-  if (m.bert->final_layer_norm) add_norm(out, "bert.encoder.final_layer_norm", m.bert->final_layer_norm, pick);
-  if (m.bert->pooler_dense) add_linear(out, "bert.pooler.dense", m.bert->pooler_dense, pick);
+    add_hf_layer_views(out, fmt::format("{}encoder.layer.{}.", e, i), *m.bert->layers[i]->as<BertLayer>(), pick);
+  if (m.bert->final_layer_norm) add_norm(out, e + "encoder.final_layer_norm", m.bert->final_layer_norm, pick);
+  if (m.bert->pooler_dense) add_linear(out, e + "pooler.dense", m.bert->pooler_dense, pick);
   const auto bias = narrow_rows(pick(m.predictions->bias), 0, vocab);  // shared by decoder.bias
-  add("cls.predictions.bias", bias);
-  add_linear(out, "cls.predictions.transform.dense", m.predictions->transform_dense, pick);
-  add_norm(out, "cls.predictions.transform.LayerNorm", m.predictions->transform_norm, pick);
-  add("cls.predictions.decoder.weight", words);
-  add("cls.predictions.decoder.bias", bias);
+  add(names.head + "bias", bias);
+  add_linear(out, names.head_dense, m.predictions->transform_dense, pick);
+  add_norm(out, names.head_norm, m.predictions->transform_norm, pick);
+  add(names.head + "decoder.weight", words);
+  add(names.head + "decoder.bias", bias);
   if (m.seq_relationship) add_linear(out, "cls.seq_relationship", m.seq_relationship, pick);
   return out;
 }
@@ -100,28 +107,36 @@ TensorDict to_hf_gradients(BertForPreTrainingImpl& model) {
 }
 
 void load_hf_state_dict(BertForPreTrainingImpl& model, const TensorDict& state, const std::string& origin) {
-  // Normalise the file's names: gamma/beta, and the bare BertModel without "bert.".
+  const auto names = BertHfNames::of(model.config().architecture);
+  const auto& e = names.encoder;
+  const std::string decoder_weight = names.head + "decoder.weight", decoder_bias = names.head + "decoder.bias",
+                    head_bias = names.head + "bias";
+  // Normalise the file's names: gamma/beta, and the bare encoder (BertModel, RobertaModel)
+  // without its prefix.
   bool bare = true;
   for (const auto& [key, _] : state)
-    if (starts_with(key, "bert.") || starts_with(key, "cls.")) bare = false;
+    if (starts_with(key, e) || starts_with(key, "cls.") || starts_with(key, names.head)) bare = false;
   std::map<std::string, torch::Tensor> source;
   for (const auto& [key, tensor] : state) {
-    std::string name = normalise_key(bare ? "bert." + key : key);
+    std::string name = normalise_key(bare ? e + key : key);
     if (!source.emplace(name, tensor).second)
       throw CheckpointError(origin + ": key " + name + " appears twice");
   }
-  source.erase("bert.embeddings.position_ids");  // an HF buffer (arange), not a weight
+  // HF buffers (arange, zeros), not weights; older checkpoints saved them.
+  source.erase(e + "embeddings.position_ids");
+  source.erase(e + "embeddings.token_type_ids");
 
   // Keys the file may lack: the tied decoder copies; the whole MLM head of a bare encoder; the
   // head's bias when the file names it only as the decoder's.
   auto optional_key = [&](const std::string& key) {
-    if (key == "cls.predictions.decoder.weight" || key == "cls.predictions.decoder.bias") return true;
-    if (key == "cls.predictions.bias" && source.count("cls.predictions.decoder.bias")) return true;
-    return bare && starts_with(key, "cls.predictions.");
+    if (key == decoder_weight || key == decoder_bias) return true;
+    if (key == head_bias && source.count(decoder_bias)) return true;
+    return bare && starts_with(key, names.head);
   };
-  // Keys the file may have that this model does not use: pooler and NSP head (objective mlm).
+  // Keys the file may have that this model does not use: the pooler (hub RoBERTa checkpoints
+  // hold one; transformers' *ForMaskedLM ignores it too) and NSP head (objective mlm).
   auto ignorable_key = [&](const std::string& key) {
-    return !model.has_nsp_head() && (starts_with(key, "bert.pooler.") || starts_with(key, "cls.seq_relationship."));
+    return !model.has_nsp_head() && (starts_with(key, e + "pooler.") || starts_with(key, "cls.seq_relationship."));
   };
 
   const auto expected = to_hf_state_dict(model);
@@ -133,26 +148,26 @@ void load_hf_state_dict(BertForPreTrainingImpl& model, const TensorDict& state, 
   // An ignorable key is never one the model expects (it has no pooler or NSP head then).
   const auto ignored = std::count_if(source.begin(), source.end(), [&](const auto& item) { return ignorable_key(item.first); });
   if (ignored > 0)
-    log::info("model", "{}: ignoring {} pooler/NSP tensors (model.objective is mlm)", origin, ignored);
+    log::info("model", "{}: ignoring {} pooler/NSP tensors (this model has neither: model.objective is mlm)", origin,
+              ignored);
   if (bare)
-    log::warn("model", "{}: a bare BertModel (no 'bert.' prefix): the MLM head keeps its initialisation", origin);
+    log::warn("model", "{}: a bare encoder (no '{}' prefix): the MLM head keeps its initialisation", origin, e);
 
   torch::NoGradGuard no_grad;
   // Padded vocabulary rows are not in the file: reset them to their initial zero.
   model.word_embeddings().zero_();
   model.predictions->bias.zero_();
-  if (!source.count("cls.predictions.bias") && source.count("cls.predictions.decoder.bias"))
-    source["cls.predictions.bias"] = source["cls.predictions.decoder.bias"];
+  if (!source.count(head_bias) && source.count(decoder_bias)) source[head_bias] = source[decoder_bias];
   for (const auto& [key, target] : expected) {
-    if (key == "cls.predictions.decoder.weight" || key == "cls.predictions.decoder.bias") continue;
+    if (key == decoder_weight || key == decoder_bias) continue;
     auto it = source.find(key);
     if (it != source.end()) target.copy_(it->second);
   }
-  auto decoder = source.find("cls.predictions.decoder.weight");
+  auto decoder = source.find(decoder_weight);
   if (decoder != source.end() &&
       !torch::equal(decoder->second.to(torch::kFloat32), expected.front().second.to(torch::kFloat32).cpu()))
-    log::warn("model", "{}: cls.predictions.decoder.weight differs from the word embeddings; "
-              "the decoder is tied here, so the word embeddings are used", origin);
+    log::warn("model", "{}: {} differs from the word embeddings; the decoder is tied here, so the word "
+              "embeddings are used", origin, decoder_weight);
 }
 
 }  // namespace mlm::model

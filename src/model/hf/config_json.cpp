@@ -49,6 +49,22 @@ void put_bert_layer_fields(const MaskedLmImpl& model, nlohmann::json& j) {
   j["position_embedding_type"] = "absolute";
 }
 
+config::ModelConfig roberta_config_from_hf(const nlohmann::json& json, const std::string& path,
+                                           config::ModelConfig c) {
+  c.architecture = json.value("model_type", "") == "xlm-roberta" ? config::Architecture::xlm_roberta
+                                                                 : config::Architecture::roberta;
+  c.objective = config::Objective::mlm;
+  c.norm = config::NormPosition::post;
+  take_common_fields(json, path, c);
+  take_bert_layer_fields(json, path, c);
+  const std::string positions = json.value("position_embedding_type", "absolute");
+  if (positions != "absolute")
+    throw CheckpointError(path + ": position_embedding_type " + positions + "; mlm-train computes absolute positions");
+  if (!json.value("tie_word_embeddings", true))
+    throw CheckpointError(path + ": tie_word_embeddings is false; mlm-train's decoder is tied to the embeddings");
+  return c;
+}
+
 std::string shape_differences(const config::ModelConfig& ours, const config::ModelConfig& theirs) {
   struct ShapeField {
     const char* hf_key;

@@ -54,6 +54,11 @@ std::string shape_differences(const config::ModelConfig& ours, const config::Mod
 /// A config.json's object; CheckpointError naming the file when it cannot be read or parsed.
 nlohmann::json read_json_file(const std::string& path);
 
+/// The RobertaConfig / XLMRobertaConfig fields of config.json (model_type roberta or
+/// xlm-roberta) on top of `base` (config_json.cpp).
+config::ModelConfig roberta_config_from_hf(const nlohmann::json& json, const std::string& path,
+                                           config::ModelConfig base);
+
 /// The ModernBertConfig fields of config.json (model_type modernbert) on top of `base`.
 config::ModelConfig modernbert_config_from_hf(const nlohmann::json& json, const std::string& path,
                                               config::ModelConfig base);

@@ -13,6 +13,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// RobertaConfig / XLMRobertaConfig: BertConfig's fields under another model_type. The bos and
+// eos ids are null, as for ModernBERT: the tokenizer files carry the special tokens, and
+// RobertaConfig's defaults (0 and 2, fairseq's) would name pieces of another vocabulary.
+nlohmann::json roberta_config_json(const MaskedLmImpl& model) {
+  const bool xlm = model.config().architecture == config::Architecture::xlm_roberta;
+  nlohmann::json j;
+  j["architectures"] = {xlm ? "XLMRobertaForMaskedLM" : "RobertaForMaskedLM"};
+  j["model_type"] = xlm ? "xlm-roberta" : "roberta";
+  put_common_fields(model, j);
+  put_bert_layer_fields(model, j);
+  j["bos_token_id"] = j["eos_token_id"] = nullptr;
+  j["classifier_dropout"] = nullptr;
+  j["use_cache"] = true;
+  j["tie_word_embeddings"] = true;
+  j["torch_dtype"] = "float32";
+  return j;
+}
+
 nlohmann::json bert_config_json(const MaskedLmImpl& model) {
   const auto& c = model.config();
   const bool nsp = model.has_nsp_head();
@@ -38,6 +56,8 @@ nlohmann::json hf_config_json(MaskedLm model) {
   switch (model->config().architecture) {
     case config::Architecture::modernbert: return modernbert_config_json(*model);
     case config::Architecture::electra: return electra_config_json(*model, "ElectraForMaskedLM");
+    case config::Architecture::roberta:
+    case config::Architecture::xlm_roberta: return roberta_config_json(*model);
     case config::Architecture::bert: break;
   }
   return bert_config_json(*model);

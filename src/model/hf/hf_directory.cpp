@@ -81,14 +81,28 @@ config::ModelConfig model_config_from_hf(const std::string& path, config::ModelC
   const std::string type = json.value("model_type", "bert");
   if (type == "modernbert") return modernbert_config_from_hf(json, path, c);
   if (type == "electra") return electra_config_from_hf(json, path, c);
+  if (type == "roberta" || type == "xlm-roberta") return roberta_config_from_hf(json, path, c);
   if (type != "bert")
     throw CheckpointError(path + ": model_type is " + json["model_type"].dump() +
-                          "; mlm-train reads BERT, ModernBERT and ELECTRA models");
+                          "; mlm-train reads BERT, RoBERTa, XLM-RoBERTa, ModernBERT and ELECTRA models");
   c.architecture = config::Architecture::bert;
   take_common_fields(json, path, c);
   take_bert_layer_fields(json, path, c);
   c.norm = json.value("mlm_train_norm", "") == "pre" ? config::NormPosition::pre : config::NormPosition::post;
   return c;
+}
+
+void require_same_pad_id(const std::string& path, int64_t pad_id) {
+  const auto json = read_json_file(path);
+  const std::string type = json.is_object() ? json.value("model_type", "") : "";
+  if (type != "roberta" && type != "xlm-roberta") return;
+  int64_t theirs = pad_id;
+  take(json, "pad_token_id", theirs, path);
+  if (theirs != pad_id)
+    throw CheckpointError(fmt::format("{}: pad_token_id is {} but the tokenizer's [PAD] id is {}; {} numbers "
+                                      "positions from pad_token_id + 1, so these weights need the tokenizer "
+                                      "they were trained with",
+                                      path, theirs, pad_id, type));
 }
 
 void init_from_pretrained(MaskedLm model, const std::string& dir) {
@@ -108,6 +122,7 @@ void init_from_pretrained(MaskedLm model, const std::string& dir) {
                           "discriminator: a directory holding generator/ and discriminator/ (as mlm-export writes "
                           "them)");
   if (fs::exists(config_path)) {
+    require_same_pad_id(config_path, model->pad_id());
     auto ours = model->config();
     ours.vocab_size = model->vocab_size();  // the config's 0 means the tokenizer's size
     const auto theirs = model_config_from_hf(config_path, ours);

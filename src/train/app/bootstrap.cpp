@@ -1,5 +1,6 @@
 #include "mlm/train/app/bootstrap.h"
 
+#include "mlm/config/validate.h"
 #include "mlm/model/hf/hf_directory.h"
 #include "mlm/model/make_masked_lm.h"
 #include "mlm/train/app/device.h"
@@ -62,6 +63,7 @@ text::Tokenizer open_tokenizer(const config::RunConfig& config, dist::Communicat
 }
 
 model::MaskedLm build_model(const config::RunConfig& config, const text::VocabInfo& vocab, const torch::Device& device) {
+  config::require_position_room(config.model, config.data.seq_len, vocab.ids.pad);
   torch::manual_seed(static_cast<uint64_t>(config.train.seed));
   auto model = model::make_masked_lm(config.model, model::embedding_rows(config.model, vocab.size), vocab.ids.pad);
   if (!config.model.init_from.empty())

@@ -23,6 +23,7 @@ int run_training(const config::RunConfig& config, const std::string& resume) {
 SavedModelEval evaluate_saved_model(config::RunConfig config, const fs::path& dir) {
   auto saved = open_saved_model(dir, config);
   config.model = saved.model_config;  // the weights decide the architecture
+  config::require_position_room(config.model, config.data.seq_len, saved.model->pad_id());
   const auto process = bootstrap(config);
   saved.model->to(process.device);
   SavedModelEval out;
@@ -40,7 +41,7 @@ void export_checkpoint(const fs::path& checkpoint, const fs::path& output, model
   if (ec || !fs::is_directory(output))
     throw UsageError("--output " + output.string() + ": cannot create directory" + (ec ? ": " + ec.message() : ""));
   for (const auto& dir : model::write_hf_model(saved.model, output.string(), format))
-    text::write_hf_tokenizer(saved.tokenizer, dir, saved.model_config.max_position_embeddings);
+    text::write_hf_tokenizer(saved.tokenizer, dir, saved.model->max_sequence_length());
   log::info("export", "wrote Hugging Face model to {}", output.string());
 }
 

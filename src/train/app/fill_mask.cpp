@@ -45,9 +45,9 @@ std::vector<FilledText> fill_masks(const std::filesystem::path& dir, const std::
     for (size_t i = 0; i < ids.size(); ++i)
       if (ids[i] == saved.tokenizer.vocab().ids.mask) masked.push_back(static_cast<int64_t>(i));
     if (masked.empty()) throw UsageError("text " + std::to_string(t + 1) + " has no [MASK]: " + texts[t]);
-    if (static_cast<int64_t>(ids.size()) > saved.model_config.max_position_embeddings)
+    if (static_cast<int64_t>(ids.size()) > model->max_sequence_length())
       throw UsageError("text " + std::to_string(t + 1) + " is " + std::to_string(ids.size()) +
-                       " tokens, more than the model's " + std::to_string(saved.model_config.max_position_embeddings) +
+                       " tokens, more than the model's " + std::to_string(model->max_sequence_length()) +
                        " positions");
     model::MlmInputs inputs;
     inputs.input_ids = torch::tensor(ids, torch::kInt64).unsqueeze(0);

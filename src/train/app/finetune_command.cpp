@@ -48,7 +48,7 @@ nlohmann::json finetune_saved_model(const fs::path& model_dir, const std::string
   const auto& task = task_config.task;
   model::TensorDict file_weights;
   auto saved = open_saved_encoder(model_dir, config::RunConfig{}, file_weights);
-  require_fits(task_config, saved.model_config.max_position_embeddings);
+  require_fits(task_config, saved.model->max_sequence_length());
   const auto splits = load_task_splits(task_config, saved.tokenizer);
 
   auto classifier = make_classifier(saved.model, task_config);
@@ -86,7 +86,7 @@ nlohmann::json finetune_saved_model(const fs::path& model_dir, const std::string
     fs::create_directories(*output);
     model::write_hf_files(output->string(), classifier_config_json(classifier, task), classifier->hf_state_dict(),
                           model::WeightFormat::safetensors);
-    text::write_hf_tokenizer(saved.tokenizer, output->string(), saved.model_config.max_position_embeddings);
+    text::write_hf_tokenizer(saved.tokenizer, output->string(), saved.model->max_sequence_length());
     report["output"] = output->string();
   }
   return report;

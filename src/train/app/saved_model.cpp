@@ -65,6 +65,7 @@ SavedModel hf_directory_model(const fs::path& dir, const config::RunConfig& conf
   model_config.init_from.clear();
   auto tokenizer = load_tokenizer(dir, config);
   require_vocabulary_fits(tokenizer, model_config.vocab_size, config_json);
+  model::require_same_pad_id(config_json, tokenizer.vocab().ids.pad);
   auto model = model::make_masked_lm(model_config, model::embedding_rows(model_config, tokenizer.size()),
                                      tokenizer.vocab().ids.pad);
   return {model_config, std::move(tokenizer), model, std::nullopt};
@@ -115,6 +116,7 @@ SavedModel open_saved_encoder(const fs::path& dir, const config::RunConfig& conf
     const auto architecture = saved.model_config.architecture;
     const std::string encoder_prefix = architecture == config::Architecture::modernbert ? "model."
                                        : architecture == config::Architecture::electra ? "electra."
+                                       : config::is_roberta(architecture)              ? "roberta."
                                                                                        : "bert.";
     model::TensorDict merged;
     for (const auto& [key, own] : model->hf_state_dict()) {

@@ -61,6 +61,8 @@ ClassifierImpl::ClassifierImpl(model::MaskedLm encoder_in, config::TaskKind kind
       truncated_init(classifier, 1.0 / std::sqrt(static_cast<double>(h)), c.initializer_cutoff_factor);
       break;
     case config::Architecture::electra:
+    case config::Architecture::roberta:
+    case config::Architecture::xlm_roberta:
       dropout_p_ = c.hidden_dropout_prob;
       if (sequence) {
         dense = register_module("dense", torch::nn::Linear(h, h));
@@ -77,7 +79,11 @@ torch::Tensor ClassifierImpl::dropout(const torch::Tensor& x) const {
 }
 
 torch::Tensor ClassifierImpl::forward(const model::MlmInputs& in) {
-  const auto hidden = encoder->last_hidden_states(in);  // [B,S,H]
+  // One token type (RoBERTa's): a pair's second segment is type 0 too, as RoBERTa's tokenizer,
+  // which gives no token types, leaves it.
+  auto inputs = in;
+  if (encoder->config().type_vocab_size == 1) inputs.token_type_ids = torch::Tensor();
+  const auto hidden = encoder->last_hidden_states(inputs);  // [B,S,H]
   const bool sequence = kind == config::TaskKind::sequence_classification;
   torch::Tensor features = sequence ? hidden.select(1, 0) : hidden;
   switch (architecture_) {
@@ -99,27 +105,34 @@ torch::Tensor ClassifierImpl::forward(const model::MlmInputs& in) {
       features = dropout(features);
       if (sequence) features = dropout(torch::gelu(model::linear(dense, features)));
       break;
+    case config::Architecture::roberta:
+    case config::Architecture::xlm_roberta:  // RobertaClassificationHead: ELECTRA's with tanh
+      features = dropout(features);
+      if (sequence) features = dropout(torch::tanh(model::linear(dense, features)));
+      break;
   }
   return model::linear(classifier, features).to(torch::kFloat32);
 }
 
 std::string ClassifierImpl::hf_class() const {
-  const char* base = architecture_ == config::Architecture::bert         ? "Bert"
-                     : architecture_ == config::Architecture::modernbert ? "ModernBert"
-                                                                         : "Electra";
+  const char* base = architecture_ == config::Architecture::bert          ? "Bert"
+                     : architecture_ == config::Architecture::modernbert  ? "ModernBert"
+                     : architecture_ == config::Architecture::roberta     ? "Roberta"
+                     : architecture_ == config::Architecture::xlm_roberta ? "XLMRoberta"
+                                                                          : "Electra";
   return std::string(base) + (kind == config::TaskKind::sequence_classification ? "ForSequenceClassification"
                                                                                  : "ForTokenClassification");
 }
 
 model::TensorDict ClassifierImpl::hf_state_dict() {
   model::TensorDict out;
-  const bool sequence = kind == config::TaskKind::sequence_classification;
   // An ELECTRA pair's encoder is its discriminator, with the embeddings as the export writes
   // them (under gdes the sum); a generator alone is its own.
   auto* pair = dynamic_cast<model::ElectraForPreTrainingImpl*>(encoder.get());
   const auto encoder_weights = pair ? model::to_hf_pair(*pair).discriminator : encoder->hf_state_dict();
   const std::vector<std::string> kept = architecture_ == config::Architecture::bert         ? std::vector<std::string>{"bert."}
                                         : architecture_ == config::Architecture::modernbert ? std::vector<std::string>{"model.", "head."}
+                                        : config::is_roberta(architecture_)                 ? std::vector<std::string>{"roberta."}
                                                                                             : std::vector<std::string>{"electra."};
   for (const auto& [key, t] : encoder_weights) {
     if (std::any_of(kept.begin(), kept.end(), [&](const std::string& prefix) { return starts_with(key, prefix); }))
@@ -133,7 +146,7 @@ model::TensorDict ClassifierImpl::hf_state_dict() {
     out.emplace_back("bert.pooler.dense.weight", pooler->weight.detach());
     out.emplace_back("bert.pooler.dense.bias", pooler->bias.detach());
   }
-  const std::string head = architecture_ == config::Architecture::electra && sequence ? "classifier.out_proj." : "classifier.";
+  const std::string head = dense ? "classifier.out_proj." : "classifier.";
   out.emplace_back(head + "weight", classifier->weight.detach());
   out.emplace_back(head + "bias", classifier->bias.detach());
   return out;

@@ -12,7 +12,7 @@ namespace mlm::train {
 
 TrainingLoop::TrainingLoop(LoopParts parts)
     : parts_(std::move(parts)),
-      probes_(parts_.config.eval.probes, parts_.contents.model->config().max_position_embeddings),
+      probes_(parts_.config.eval.probes, parts_.contents.model->max_sequence_length()),
       state_(parts_.contents.state) {}
 
 int TrainingLoop::run() {

@@ -13,7 +13,10 @@ namespace mlm::config {
 struct ModelConfig {
   Architecture architecture = Architecture::bert;  // bert (2018) | modernbert (RoPE, GeGLU,
                                            // pre-norm without biases, local/global attention) |
-                                           // electra (BERT layers behind an embedding projection)
+                                           // electra (BERT layers behind an embedding projection) |
+                                           // roberta, xlm_roberta (BERT layers, positions
+                                           // numbered from the pad id + 1, no NSP; the two
+                                           // differ only in the exported class)
   int64_t vocab_size = 0;                  // 0 = the tokenizer's vocabulary size
   int64_t hidden_size = 768;               // H: width of every layer
   int64_t num_hidden_layers = 12;          // L: encoder layers
@@ -110,6 +113,23 @@ struct ModelConfig {
     v("mlp_dropout", mlp_dropout);
   }
 };
+
+/// RoBERTa and XLM-R: one body, BERT's layers with fairseq's position numbering.
+inline bool is_roberta(Architecture architecture) {
+  return architecture == Architecture::roberta || architecture == Architecture::xlm_roberta;
+}
+
+/// The position id of a sequence's first token: RoBERTa numbers the non-padding tokens from
+/// pad_id + 1 and gives the padding position pad_id (transformers'
+/// create_position_ids_from_input_ids); the others number every position from 0.
+inline int64_t position_offset(const ModelConfig& m, int64_t pad_id) {
+  return is_roberta(m.architecture) ? pad_id + 1 : 0;
+}
+
+/// The longest sequence the position table holds (RoBERTa: 512 of its 514 rows, pad id 1).
+inline int64_t max_sequence_length(const ModelConfig& m, int64_t pad_id) {
+  return m.max_position_embeddings - position_offset(m, pad_id);
+}
 
 /// E, the embedding width of architecture electra: embedding_size, 0 meaning hidden_size.
 inline int64_t electra_embedding_size(const ModelConfig& m) {

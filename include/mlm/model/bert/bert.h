@@ -12,6 +12,12 @@
 //   cls.predictions.bias, cls.seq_relationship.* (nsp/sop).
 // word_embeddings.weight and cls.predictions.bias have padded_vocab_size() rows; the padded
 // rows start at zero, get no gradient and never reach the loss or the HF format.
+//
+// RoBERTa and XLM-R (model.architecture roberta, xlm_roberta) are this class too: the same
+// layers and head, with RoBERTa's position ids (embeddings.h), the head's activation always
+// exact GELU (RobertaLMHead's), no NSP head, and transformers' RobertaForMaskedLM key names in
+// the HF format (BertHfNames): roberta.embeddings.*, roberta.encoder.layer.N.*,
+// lm_head.{dense,layer_norm,decoder,bias}. The module tree keeps BERT's names.
 #include <torch/torch.h>
 
 #include <functional>
@@ -78,7 +84,17 @@ TORCH_MODULE(BertForPreTraining);
 /// normal(0, std) weights, zero biases, LayerNorm weight 1 and bias 0.
 void init_bert_modules(torch::nn::Module& module, double std);
 
-// ---- Hugging Face weight format (hf_weights.cpp) ---------------------------------------------
+// ---- Hugging Face weight format (bert_weights.cpp) -------------------------------------------
+
+/// Where BertForPreTraining's parts sit among transformers' key names: BertForPreTraining /
+/// BertForMaskedLM's, or RobertaForMaskedLM's (XLMRobertaForMaskedLM's alike).
+struct BertHfNames {
+  std::string encoder;     // "bert." | "roberta."
+  std::string head;        // the MLM head's prefix: "cls.predictions." | "lm_head."
+  std::string head_dense;  // "cls.predictions.transform.dense" | "lm_head.dense"
+  std::string head_norm;   // "cls.predictions.transform.LayerNorm" | "lm_head.layer_norm"
+  static BertHfNames of(config::Architecture architecture);
+};
 
 /// What a weight view shows of a parameter: the weight itself (detached) or its gradient.
 using PickTensor = std::function<torch::Tensor(const torch::Tensor&)>;
@@ -91,7 +107,8 @@ void add_hf_layer_views(TensorDict& out, const std::string& prefix, BertLayerImp
 void add_hf_embedding_views(TensorDict& out, const std::string& prefix, BertEmbeddingsImpl& embeddings,
                             const torch::Tensor& words, const PickTensor& pick);
 
-/// HF-format state dict: exact `transformers` BertForPreTraining / BertForMaskedLM key names,
+/// HF-format state dict: exact `transformers` BertForPreTraining / BertForMaskedLM key names
+/// (RoBERTa: RobertaForMaskedLM's, lm_head.decoder.* the tied copies),
 /// vocabulary unpadded, q/k/v split. cls.predictions.decoder.weight is the same tensor as
 /// bert.embeddings.word_embeddings.weight and cls.predictions.decoder.bias the same as
 /// cls.predictions.bias. Pre-LN adds bert.encoder.final_layer_norm.{weight,bias}, which HF
@@ -101,7 +118,8 @@ TensorDict to_hf_gradients(BertForPreTrainingImpl& model);
 
 /// load_hf_state_dict for BERT also accepts a bare BertModel (no "bert." prefix; the MLM head
 /// then keeps its initialisation, with a warning), TF-era LayerNorm.gamma/beta names, and a
-/// missing or unused pooler / NSP head when the model has none.
+/// missing or unused pooler / NSP head when the model has none. RoBERTa's alike under its
+/// names (a bare RobertaModel, a hub checkpoint's roberta.pooler.*, ignored).
 void load_hf_state_dict(BertForPreTrainingImpl& model, const TensorDict& state,
                         const std::string& origin_for_errors);
 

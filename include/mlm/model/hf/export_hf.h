@@ -1,7 +1,8 @@
 #pragma once
 // The model half of a Hugging Face export: config.json and the weights, a directory that
 // `transformers` loads with AutoModelForMaskedLM (BERT: also BertForPreTraining with the NSP
-// head present; ModernBERT: ModernBertForMaskedLM). The tokenizer files come from the text
+// head present; RoBERTa / XLM-R: RobertaForMaskedLM / XLMRobertaForMaskedLM; ModernBERT:
+// ModernBertForMaskedLM). The tokenizer files come from the text
 // layer (mlm/text/hf/hf_tokenizer_files.h).
 #include <nlohmann/json.hpp>
 

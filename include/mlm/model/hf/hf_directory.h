@@ -22,11 +22,18 @@ std::string find_hf_weights(const std::string& dir);
 TensorDict read_hf_weights(const std::string& dir);
 
 /// The model settings config.json describes: BertConfig fields ("mlm_train_norm": "pre" for a
-/// pre-LN export) or, for model_type modernbert, ModernBertConfig fields; on top of `base` for
+/// pre-LN export), the same under model_type roberta or xlm-roberta (architecture roberta,
+/// xlm_roberta) or, for model_type modernbert, ModernBertConfig fields; on top of `base` for
 /// what it does not say. CheckpointError naming the file for a config.json that cannot be
 /// parsed, is neither model type, or has a field of the wrong type or a value mlm-train does
 /// not compute.
 config::ModelConfig model_config_from_hf(const std::string& config_json, config::ModelConfig base);
+
+/// RoBERTa numbers positions from pad_token_id + 1, so weights trained with another padding id
+/// would read every position shifted: CheckpointError naming `config_json` and both ids when
+/// its model_type is roberta or xlm-roberta and its pad_token_id differs from `pad_id` (the
+/// tokenizer's). Nothing for the other model types or without pad_token_id.
+void require_same_pad_id(const std::string& config_json, int64_t pad_id);
 
 /// model.init_from: loads the directory's weights into `model`. When DIR/config.json exists,
 /// its architecture and every shape field it gives (hidden_size, layers, heads,

@@ -6,6 +6,8 @@
 //              token: the same on every token (ModernBertFor{Sequence,Token}Classification)
 //   ELECTRA    sequence: [CLS], dropout, dense, GELU, dropout, out_proj; token: dropout,
 //              classifier (ElectraFor{Sequence,Token}Classification; the pair's discriminator)
+//   RoBERTa    sequence: [CLS], dropout, dense, tanh, dropout, out_proj; token: dropout,
+//              classifier (RobertaFor... / XLMRobertaFor{Sequence,Token}Classification)
 // The new weights are drawn as transformers initialises them. hf_state_dict() is the matching
 // ...ForSequenceClassification / ...ForTokenClassification checkpoint.
 #include <torch/torch.h>
@@ -43,8 +45,8 @@ class ClassifierImpl : public torch::nn::Module {
   config::Architecture architecture_;
   double dropout_p_;
   torch::nn::Linear pooler{nullptr};      // BERT sequence tasks without an encoder pooler
-  torch::nn::Linear dense{nullptr};       // ELECTRA sequence tasks: classifier.dense
-  torch::nn::Linear classifier{nullptr};  // classifier (ELECTRA sequence: classifier.out_proj)
+  torch::nn::Linear dense{nullptr};       // ELECTRA, RoBERTa sequence tasks: classifier.dense
+  torch::nn::Linear classifier{nullptr};  // classifier (with dense: classifier.out_proj)
 };
 TORCH_MODULE(Classifier);
 
