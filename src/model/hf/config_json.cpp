@@ -35,6 +35,11 @@ void take_bert_layer_fields(const nlohmann::json& json, const std::string& path,
   take(json, "type_vocab_size", c.type_vocab_size, path);
   take(json, "layer_norm_eps", c.layer_norm_eps, path);
   take_activation(json, "hidden_act", c.hidden_act, path);
+  const std::string positions = json.value("position_embedding_type", "absolute");
+  if (positions != "absolute")
+    throw CheckpointError(path + ": position_embedding_type " + positions + "; mlm-train computes absolute positions");
+  if (!json.value("tie_word_embeddings", true))
+    throw CheckpointError(path + ": tie_word_embeddings is false; mlm-train's decoder is tied to the embeddings");
 }
 
 void put_bert_layer_fields(const MaskedLmImpl& model, nlohmann::json& j) {
@@ -57,11 +62,6 @@ config::ModelConfig roberta_config_from_hf(const nlohmann::json& json, const std
   c.norm = config::NormPosition::post;
   take_common_fields(json, path, c);
   take_bert_layer_fields(json, path, c);
-  const std::string positions = json.value("position_embedding_type", "absolute");
-  if (positions != "absolute")
-    throw CheckpointError(path + ": position_embedding_type " + positions + "; mlm-train computes absolute positions");
-  if (!json.value("tie_word_embeddings", true))
-    throw CheckpointError(path + ": tie_word_embeddings is false; mlm-train's decoder is tied to the embeddings");
   return c;
 }
 

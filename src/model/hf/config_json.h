@@ -41,8 +41,9 @@ void take_activation(const nlohmann::json& json, const char* key, config::Activa
 void take_common_fields(const nlohmann::json& json, const std::string& path, config::ModelConfig& c);
 void put_common_fields(const MaskedLmImpl& model, nlohmann::json& json);
 
-/// The fields BertConfig and ElectraConfig share beyond the common ones (activation, dropouts,
-/// token types, LayerNorm epsilon, pad id, absolute positions), read / written.
+/// The fields BertConfig, RobertaConfig and ElectraConfig share beyond the common ones
+/// (activation, dropouts, token types, LayerNorm epsilon, pad id, absolute positions), read /
+/// written; reading refuses relative positions and an untied decoder (CheckpointError).
 void take_bert_layer_fields(const nlohmann::json& json, const std::string& path, config::ModelConfig& c);
 void put_bert_layer_fields(const MaskedLmImpl& model, nlohmann::json& json);
 
