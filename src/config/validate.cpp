@@ -237,6 +237,24 @@ void validate_model(const ModelConfig& m) {
   validate_electra(m);
 }
 
+// tokenizer.add_tokens: terms for an hf pipeline, each once and not empty.
+void validate_add_tokens(const TokenizerConfig& t) {
+  const std::string key = "tokenizer.add_tokens";
+  if (t.add_tokens.empty()) return;
+  if (t.type != TokenizerType::hf)
+    throw ConfigError(key + ": needs tokenizer.type hf (a tokenizer.json pipeline), not " +
+                          std::string(to_string(t.type)), key);
+  for (size_t i = 0; i < t.add_tokens.size(); ++i) {
+    if (t.add_tokens[i].empty())
+      throw ConfigError(key + ": item " + std::to_string(i + 1) + " is an empty string", key);
+    for (size_t j = 0; j < i; ++j) {
+      if (t.add_tokens[j] == t.add_tokens[i])
+        throw ConfigError(key + ": '" + t.add_tokens[i] + "' is given twice (items " + std::to_string(j + 1) +
+                              " and " + std::to_string(i + 1) + ")", key);
+    }
+  }
+}
+
 void validate_tokenizer(const TokenizerConfig& t) {
   not_empty("tokenizer.model", t.model, "name the sentencepiece .model file to load or train");
   const int64_t minimum = kSpecialTokens + (t.byte_fallback ? kBytePieces : 0) + 1;
@@ -256,6 +274,7 @@ void validate_tokenizer(const TokenizerConfig& t) {
              " tokenizer lower-cases as its own tokenizer.json or tokenizer_config.json says "
              "(remove the key or set false)");
   }
+  validate_add_tokens(t);
 }
 
 // data.sources: each entry a corpus with a share of the sequences; a mixture replaces

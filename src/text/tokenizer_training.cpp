@@ -300,8 +300,9 @@ Tokenizer ensure_tokenizer(const config::TokenizerConfig& tokenizer,
                            const config::DataConfig& data) {
   const auto& path = tokenizer.model;
   if (std::filesystem::exists(path)) {
-    return checked_kind(tokenizer.type == config::TokenizerType::hf ? Tokenizer::load_hf(path) : Tokenizer::load(path),
-                        tokenizer);
+    auto loaded = checked_kind(
+        tokenizer.type == config::TokenizerType::hf ? Tokenizer::load_hf(path) : Tokenizer::load(path), tokenizer);
+    return tokenizer.add_tokens.empty() ? loaded : loaded.with_added_tokens(tokenizer.add_tokens);
   }
   if (loaded_only(tokenizer.type)) {
     throw ConfigError("tokenizer.model: '" + path + "' does not exist (tokenizer.type " +

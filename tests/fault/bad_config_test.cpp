@@ -153,6 +153,12 @@ std::vector<Case> cases() {
                {"schedule.warmup_ratio"}});
   c.push_back({"zero_character_coverage", with("tokenizer", "  character_coverage: 0\n"), {},
                {"tokenizer.character_coverage"}});
+  c.push_back({"add_tokens_without_hf", with("tokenizer", "  add_tokens: [neurotransmitter]\n"), {},
+               {"tokenizer.add_tokens"}});
+  c.push_back({"add_tokens_twice", with("tokenizer", "  type: hf\n  add_tokens: [gene, cell, gene]\n"), {},
+               {"tokenizer.add_tokens"}});
+  c.push_back({"add_tokens_empty_term", with("tokenizer", "  type: hf\n  add_tokens: [gene, \"\"]\n"), {},
+               {"tokenizer.add_tokens"}});
   // ---- inconsistent shapes ----
   c.push_back({"heads_do_not_divide", "model:\n  hidden_size: 130\n  num_attention_heads: 4\n",
                {}, {"model.hidden_size", "model.num_attention_heads"}});

@@ -18,6 +18,8 @@ object on stdout, which the C++ test compares with what mlm-train's own tools gi
                                   the hub holds (LAYOUTS; transformers 4 wrote the .bin ones)
   fill DIR TOP_K TEXT...          pipeline("fill-mask") predictions
   tokenize DIR LINES              AutoTokenizer ids of each line (specials included)
+  added_rows HUB EXPORT TERM...   tokenizer.add_tokens: each term's export id and its row against
+                                  the mean of the hub's rows of its old pieces
   classify DIR                    a few steps of BertForSequenceClassification: the losses
   hub_bert DIR CORPUS             a small BERT and its WordPiece tokenizer (trained on CORPUS), as
                                   a hub repository holds them
@@ -332,6 +334,27 @@ def tokenize(directory, lines_path):
         lines = f.read().split("\n")
     return {"class": type(tok).__name__, "mask_token_id": tok.mask_token_id, "pad_token_id": tok.pad_token_id,
             "ids": [tok(line)["input_ids"] for line in lines]}
+
+
+def added_rows(hub, export, terms):
+    """tokenizer.add_tokens seen from transformers: each term's id in the export's tokenizer, the
+    pieces the hub's tokenizer splits it into, and how far the export's row of it is from the mean
+    of the hub's rows of those pieces (the old rows' largest change beside it)."""
+    before, after = transformers.AutoTokenizer.from_pretrained(hub), transformers.AutoTokenizer.from_pretrained(export)
+    old = transformers.AutoModelForMaskedLM.from_pretrained(hub).get_input_embeddings().weight.detach()
+    new = transformers.AutoModelForMaskedLM.from_pretrained(export).get_input_embeddings().weight.detach()
+    out = {"rows_before": old.shape[0], "rows_after": new.shape[0], "len_before": len(before),
+           "len_after": len(after), "terms": {}}
+    kept = min(len(before), old.shape[0])
+    out["old_rows_max_change"] = (new[:kept] - old[:kept]).abs().max().item()
+    for term in terms:
+        pieces = before(term, add_special_tokens=False)["input_ids"]
+        term_id = after.convert_tokens_to_ids(term)
+        mean = old[pieces].mean(0)
+        out["terms"][term] = {"id": term_id, "pieces": pieces,
+                              "in_a_line": after(f"the {term} and {term}.", add_special_tokens=False)["input_ids"],
+                              "distance_from_mean": (new[term_id] - mean).abs().max().item()}
+    return out
 
 
 def classify(directory):
@@ -666,6 +689,8 @@ def main(argv):
         result = tokenize(*args)
     elif command == "classify":
         result = classify(*args)
+    elif command == "added_rows":
+        result = added_rows(args[0], args[1], args[2:])
     elif command == "hub_bert":
         result = hub_bert(*args)
     elif command == "hub_encoder":

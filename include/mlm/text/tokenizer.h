@@ -54,6 +54,10 @@ class Tokenizer {
   /// Wraps an already loaded tokenizer.json pipeline.
   static Tokenizer from_hf(hf::HfTokenizer tokenizer, const std::string& origin);
 
+  /// An hf tokenizer with `tokens` added as transformers' add_tokens adds them (see
+  /// text/hf/with_added_tokens.h); vocab().added_tokens lists them. Its serialized_model() and
+  /// exports carry them. ConfigError naming tokenizer.add_tokens for another kind.
+  Tokenizer with_added_tokens(const std::vector<std::string>& tokens) const;
   /// What train() does when `config.model` exists by the time the new model is written.
   enum class Existing {
     replace,  // mlm-tokenizer: the new model takes its place

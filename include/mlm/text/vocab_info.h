@@ -16,6 +16,13 @@ struct SpecialIds {
   int32_t mask = 4;  // [MASK]
 };
 
+/// A tokenizer.add_tokens term: its new id and the ids it tokenized into before (the model
+/// initialises its embedding row by their mean).
+struct AddedTokenRow {
+  int32_t id = 0;
+  std::vector<int32_t> pieces;
+};
+
 struct VocabInfo {
   int64_t size = 0;                    // number of pieces (unpadded)
   SpecialIds ids;
@@ -23,6 +30,8 @@ struct VocabInfo {
   std::vector<uint8_t> starts_word;    // [size]: piece begins a word (whole-word masking):
                                        // sentencepiece: starts with U+2581; WordPiece: does
                                        // not start with the "##" continuation prefix
+  std::vector<AddedTokenRow> added_tokens;  // this run's tokenizer.add_tokens (ids ascending); empty
+                                         // for a tokenizer restored from a checkpoint
 };
 
 }  // namespace mlm::text

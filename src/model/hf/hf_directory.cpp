@@ -105,9 +105,12 @@ void require_same_pad_id(const std::string& path, int64_t pad_id) {
                                       path, theirs, pad_id, type));
 }
 
-void init_from_pretrained(MaskedLm model, const std::string& dir) {
+void init_from_pretrained(MaskedLm model, const std::string& dir, const std::vector<NewTokenRow>& new_tokens) {
   if (!fs::is_directory(dir)) throw CheckpointError(dir + ": model.init_from is not a directory");
   if (is_electra_pair_dir(dir)) {
+    if (!new_tokens.empty())
+      throw CheckpointError(dir + ": tokenizer.add_tokens does not grow an ELECTRA generator and discriminator "
+                            "pair; continue one network, or add the tokens before pretraining the pair");
     auto* pair = dynamic_cast<ElectraForPreTrainingImpl*>(model.get());
     if (!pair)
       throw CheckpointError(dir + ": holds an ELECTRA generator and discriminator; continue the pair with "
@@ -126,6 +129,9 @@ void init_from_pretrained(MaskedLm model, const std::string& dir) {
     auto ours = model->config();
     ours.vocab_size = model->vocab_size();  // the config's 0 means the tokenizer's size
     const auto theirs = model_config_from_hf(config_path, ours);
+    // Rows the new tokens add: the directory holds the vocabulary from before them.
+    if (!new_tokens.empty() && theirs.vocab_size >= new_tokens.front().id && theirs.vocab_size < ours.vocab_size)
+      ours.vocab_size = theirs.vocab_size;
     if (theirs.architecture != ours.architecture)
       throw CheckpointError(fmt::format("{}: a {} model, but model.architecture is {}", config_path,
                                         config::to_string(theirs.architecture), config::to_string(ours.architecture)));
@@ -146,8 +152,11 @@ void init_from_pretrained(MaskedLm model, const std::string& dir) {
                 config::to_string(ours.norm));
   }
   const auto weights = find_hf_weights(dir);
-  model->load_hf_state_dict(read_hf_weights(dir), weights.empty() ? dir : weights);
-  log::info("model", "initialised from {}", weights);
+  auto state = read_hf_weights(dir);
+  add_new_token_rows(state, model->vocab_size(), new_tokens, weights);
+  model->load_hf_state_dict(state, weights.empty() ? dir : weights);
+  log::info("model", "initialised from {}{}", weights,
+            new_tokens.empty() ? "" : fmt::format(" ({} new token rows, each its pieces' mean)", new_tokens.size()));
 }
 
 }  // namespace mlm::model

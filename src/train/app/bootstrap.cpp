@@ -66,8 +66,14 @@ model::MaskedLm build_model(const config::RunConfig& config, const text::VocabIn
   config::require_position_room(config.model, config.data.seq_len, vocab.ids.pad);
   torch::manual_seed(static_cast<uint64_t>(config.train.seed));
   auto model = model::make_masked_lm(config.model, model::embedding_rows(config.model, vocab.size), vocab.ids.pad);
-  if (!config.model.init_from.empty())
-    as_user_input([&] { model::init_from_pretrained(model, config.model.init_from); });
+  if (!config.model.init_from.empty()) {
+    // tokenizer.add_tokens: the pretrained rows grow by the new tokens, each its pieces' mean.
+    // A resume loads model.pt (the grown rows as trained) over these.
+    std::vector<model::NewTokenRow> new_tokens;
+    for (const auto& token : vocab.added_tokens)
+      new_tokens.push_back({token.id, std::vector<int64_t>(token.pieces.begin(), token.pieces.end())});
+    as_user_input([&] { model::init_from_pretrained(model, config.model.init_from, new_tokens); });
+  }
   model->to(device);
   model->train();
   return model;

@@ -24,6 +24,8 @@ struct TokenizerConfig {
                                            // tokenizer's own config decides
   bool byte_fallback = false;              // unknown characters become <0xXX> byte pieces
   std::vector<std::string> training_files; // empty = data.train_files
+  std::vector<std::string> add_tokens;     // type hf: terms made single tokens (new ids after
+                                           // the largest; rows initialised by their pieces' mean)
 
   template <class V>
   void visit(V& v) {
@@ -37,6 +39,7 @@ struct TokenizerConfig {
     v("lowercase", lowercase);
     v("byte_fallback", byte_fallback);
     v("training_files", training_files);
+    v("add_tokens", add_tokens);
   }
 };
 

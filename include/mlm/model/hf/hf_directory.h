@@ -8,6 +8,7 @@
 #include <string>
 
 #include "mlm/config/sections/model.h"
+#include "mlm/model/hf/new_token_rows.h"
 #include "mlm/model/masked_lm.h"
 
 namespace mlm::model {
@@ -40,6 +41,10 @@ void require_same_pad_id(const std::string& config_json, int64_t pad_id);
 /// intermediate_size, positions, token types, vocab_size; ModernBERT's global layer period and
 /// local window) must equal the model's: one CheckpointError lists each difference
 /// with the config key to change. Other differing fields (activation, epsilon) are warnings.
-void init_from_pretrained(MaskedLm model, const std::string& dir);
+/// `new_tokens` (tokenizer.add_tokens): the directory's vocabulary may have fewer rows than the
+/// model, as long as it has every row before the first new id; the vocabulary tensors grow to
+/// the model's rows with each new token's row the mean of its pieces' (new_token_rows.h).
+/// Not for an ELECTRA generator/discriminator pair (CheckpointError).
+void init_from_pretrained(MaskedLm model, const std::string& dir, const std::vector<NewTokenRow>& new_tokens = {});
 
 }  // namespace mlm::model
