@@ -35,6 +35,7 @@ std::string dump_config(const RunConfig& config) {
   RunConfig copy = config;  // visit() is non-const: it also drives the loader
   Dumper dumper;
   copy.visit(dumper);
+  if (!copy.phases.empty()) dumper.out += "\nphases: " + detail::encode(copy.phases) + "\n";
   return dumper.out;
 }
 

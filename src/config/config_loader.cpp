@@ -10,8 +10,10 @@
 #include "config_schema.h"
 #include "config_text.h"
 #include "field_codec.h"
+#include "key_setting.h"
 #include "key_suggest.h"
 #include "struct_list.h"
+#include "mlm/config/phases.h"
 #include "mlm/config/validate.h"
 #include "mlm/util/errors.h"
 
@@ -20,6 +22,8 @@ namespace {
 
 using detail::config_schema;
 using detail::describe;
+
+const std::string kPhasesKey = "phases";
 
 // Where the value of one dotted key came from, so that a later error can point at it.
 struct KeySource {
@@ -119,6 +123,7 @@ void check_structure(const YAML::Node& root, const std::string& origin, KeySourc
                             "); merge the two",
                         section);
     }
+    if (section == kPhasesKey) continue;  // a list, read by read_phases()
     if (!schema.has_section(section)) {
       unknown.push_back({section, line, true});
       continue;
@@ -150,6 +155,20 @@ void check_structure(const YAML::Node& root, const std::string& origin, KeySourc
   }
   if (!unknown.empty()) {
     throw ConfigError(unknown_names_message(origin, unknown), unknown.front().dotted);
+  }
+}
+
+// ---- phases: the one top-level list ---------------------------------------------------------
+
+void read_phases(const YAML::Node& root, const std::string& origin, RunConfig& config) {
+  const YAML::Node node = root[kPhasesKey];
+  if (!node.IsDefined()) return;
+  try {
+    detail::decode(node, config.phases);
+  } catch (const detail::FieldTypeError& e) {
+    const std::string where = e.mark().is_null() ? at_line(origin, node)
+                                                 : origin + ":" + std::to_string(e.mark().line + 1);
+    throw ConfigError(where + ": " + kPhasesKey + e.path() + ": " + e.what(), kPhasesKey + e.path());
   }
 }
 
@@ -209,7 +228,6 @@ struct ConfigReader {
 // ---- --set section.key=value ---------------------------------------------------------------
 
 void apply_override(const std::string& text, RunConfig& config, KeySources& sources) {
-  const auto& schema = config_schema();
   const auto equals = text.find('=');
   const auto usage = quote_override(text) +
                      ": expected section.key=value, e.g. --set optim.learning_rate=3e-4";
@@ -218,29 +236,8 @@ void apply_override(const std::string& text, RunConfig& config, KeySources& sour
   const auto first = key.find_first_not_of(" \t");
   const auto last = key.find_last_not_of(" \t");
   key = first == std::string::npos ? "" : key.substr(first, last - first + 1);
-  const auto dot = key.find('.');
-  if (key.empty() || dot == std::string::npos) throw ConfigError(usage, key);
-  const std::string section = key.substr(0, dot);
-  const std::string name = key.substr(dot + 1);
-  if (!schema.has_key(section, name)) {
-    std::string message = quote_override(text) + ": unknown key '" + key + "'";
-    if (auto near = detail::suggest_key(key, schema.sections, schema.keys); !near.empty()) {
-      message += " (did you mean '" + near + "'?)";
-    }
-    throw ConfigError(message, key);
-  }
-  YAML::Node value;
-  try {
-    value = YAML::Load(text.substr(equals + 1));
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(quote_override(text) + ": the value is not valid YAML (" + e.msg +
-                          "); quote it, e.g. --set '" + key + "=\"...\"'",
-                      key);
-  }
-  YAML::Node root;
-  root[section][name] = value;
-  ConfigReader reader{root, quote_override(text), true};
-  config.visit(reader);
+  if (key.empty() || key.find('.') == std::string::npos) throw ConfigError(usage, key);
+  detail::apply_key_setting(config, key, text.substr(equals + 1), quote_override(text));
   sources[key] = KeySource{0, text};
 }
 
@@ -330,6 +327,37 @@ YAML::Node parse_document(const std::string& yaml, const std::string& origin) {
 
 }  // namespace
 
+namespace detail {
+
+void apply_key_setting(RunConfig& config, const std::string& key, const std::string& value_text,
+                       const std::string& location) {
+  const auto& schema = config_schema();
+  const auto dot = key.find('.');
+  const std::string section = dot == std::string::npos ? key : key.substr(0, dot);
+  const std::string name = dot == std::string::npos ? "" : key.substr(dot + 1);
+  if (!schema.has_key(section, name)) {
+    std::string message = location + ": unknown key '" + key + "'";
+    if (auto near = suggest_key(key, schema.sections, schema.keys); !near.empty()) {
+      message += " (did you mean '" + near + "'?)";
+    }
+    throw ConfigError(message, key);
+  }
+  YAML::Node value;
+  try {
+    value = YAML::Load(value_text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(location + ": the value is not valid YAML (" + e.msg +
+                          "); quote it, e.g. --set '" + key + "=\"...\"'",
+                      key);
+  }
+  YAML::Node root;
+  root[section][name] = value;
+  ConfigReader reader{root, location, true};
+  config.visit(reader);
+}
+
+}  // namespace detail
+
 RunConfig load_config_from_string(const std::string& yaml, const std::string& origin,
                                   const std::vector<std::string>& overrides) {
   detail::check_config_text(yaml, origin);
@@ -340,6 +368,7 @@ RunConfig load_config_from_string(const std::string& yaml, const std::string& or
   RunConfig config;
   ConfigReader reader{root, origin, false};
   config.visit(reader);
+  read_phases(root, origin, config);
   for (const auto& text : overrides) apply_override(text, config, sources);
 
   try {
@@ -347,6 +376,7 @@ RunConfig load_config_from_string(const std::string& yaml, const std::string& or
   } catch (const ConfigError& e) {
     throw ConfigError(locate(e, origin, sources), e.key());
   }
+  validate_phases(config, origin);
   return config;
 }
 

@@ -262,4 +262,50 @@ std::string encode(const std::array<double, 2>& value) {
   return "[" + encode(value[0]) + ", " + encode(value[1]) + "]";
 }
 
+namespace {
+
+// One value as flow-style YAML text ("512", "[a.txt, b.txt]", "{files: [a], weight: 0.7}"):
+// what a KeySettings entry keeps, parsed again when the setting is applied.
+std::string flow_text(const YAML::Node& node) {
+  YAML::Emitter out;
+  out << YAML::Flow << node;
+  return out.c_str();
+}
+
+}  // namespace
+
+void decode(const YAML::Node& node, KeySettings& out) {
+  if (node.IsNull()) {
+    out.entries.clear();
+    return;
+  }
+  if (!node.IsMap()) {
+    throw FieldTypeError("expected a map of dotted keys to values (data.seq_len: 512), got " +
+                         describe(node));
+  }
+  KeySettings settings;
+  for (const auto& entry : node) {
+    if (!entry.first.IsScalar()) {
+      throw FieldTypeError("keys must be dotted names such as data.seq_len, got " +
+                               describe(entry.first),
+                           "", entry.first.Mark());
+    }
+    const std::string key = entry.first.Scalar();
+    for (const auto& [seen, value] : settings.entries) {
+      if (seen == key) throw FieldTypeError("is set twice", "." + key, entry.first.Mark());
+    }
+    settings.entries.emplace_back(key, flow_text(entry.second));
+  }
+  out = std::move(settings);
+}
+
+std::string encode(const KeySettings& value) {
+  std::string out = "{";
+  for (size_t i = 0; i < value.entries.size(); ++i) {
+    if (i) out += ", ";
+    out += encode(value.entries[i].first) + ": " + value.entries[i].second;
+  }
+  return out + "}";
+}
+
 }  // namespace mlm::config::detail

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mlm/config/enums.h"
+#include "mlm/config/sections/phases.h"
 
 namespace mlm::config::detail {
 
@@ -39,6 +40,9 @@ void decode(const YAML::Node& node, double& out);
 void decode(const YAML::Node& node, std::string& out);
 void decode(const YAML::Node& node, std::vector<std::string>& out);
 void decode(const YAML::Node& node, std::array<double, 2>& out);
+/// A map of dotted keys to values of any shape (a phase's `set:`); the keys are checked
+/// where the settings are applied (config/phases.h).
+void decode(const YAML::Node& node, KeySettings& out);
 
 /// Nearest valid spelling of an enum, for "did you mean" in messages ("" when none is close).
 std::string suggest_enum_name(const std::string& text, const std::vector<std::string>& names);
@@ -74,6 +78,7 @@ std::string encode(double value);
 std::string encode(const std::string& value);
 std::string encode(const std::vector<std::string>& value);
 std::string encode(const std::array<double, 2>& value);
+std::string encode(const KeySettings& value);
 
 /// Quoted when the name is also a YAML 1.1 boolean ("on", "off"), so Python reads a string.
 template <class E, std::enable_if_t<std::is_enum_v<E>, int> = 0>

@@ -368,7 +368,9 @@ void validate_optim(const OptimConfig& o) {
 
 // decay_steps, decay_ratio and decay_shape shape wsd's final decay; set with another decay
 // they would silently do nothing, so they are refused.
-void validate_wsd(const ScheduleConfig& s, const TrainConfig& t) {
+// `phased`: the run's length is its phases' (config/phases.h), not train.max_steps, which then
+// only caps it; the schedule's horizon is known at run time and the decay clamped to it.
+void validate_wsd(const ScheduleConfig& s, const TrainConfig& t, bool phased) {
   at_least("schedule.decay_steps", s.decay_steps, 0, " (0 = use schedule.decay_ratio)");
   in_range("schedule.decay_ratio", s.decay_ratio, 0, End::open, 1, End::closed);
   if (s.decay != DecayKind::wsd) {
@@ -389,7 +391,8 @@ void validate_wsd(const ScheduleConfig& s, const TrainConfig& t) {
     }
     return;
   }
-  if (t.max_steps == 0) return;  // the horizon is estimated at run time; the decay is clamped
+  // The horizon is estimated at run time; the decay is clamped.
+  if (t.max_steps == 0 || phased) return;
   const int64_t warmup = s.warmup_steps_for(t.max_steps);
   const int64_t decay = s.decay_steps_for(t.max_steps);
   if (decay <= t.max_steps - warmup) return;  // (warmup + decay could overflow)
@@ -417,25 +420,25 @@ void validate_wsd(const ScheduleConfig& s, const TrainConfig& t) {
                     key);
 }
 
-void validate_schedule(const ScheduleConfig& s, const TrainConfig& t) {
+void validate_schedule(const ScheduleConfig& s, const TrainConfig& t, bool phased) {
   at_least("schedule.warmup_steps", s.warmup_steps, 0);
   in_range("schedule.warmup_ratio", s.warmup_ratio, 0, End::closed, 1, End::open);
-  if (s.warmup_ratio > 0 && s.warmup_steps == 0 && t.max_steps == 0) {
+  if (s.warmup_ratio > 0 && s.warmup_steps == 0 && t.max_steps == 0 && !phased) {
     throw ConfigError("schedule.warmup_ratio (" + number(s.warmup_ratio) +
                           ") is a share of train.max_steps, which is 0: set train.max_steps "
                           "or give schedule.warmup_steps instead",
                       "schedule.warmup_ratio");
   }
   in_range("schedule.min_lr_ratio", s.min_lr_ratio, 0, End::closed, 1, End::closed);
-  validate_wsd(s, t);
+  validate_wsd(s, t, phased);
 }
 
-void validate_train(const TrainConfig& t) {
+void validate_train(const TrainConfig& t, bool phased) {
   not_empty("train.output_dir", t.output_dir, "name the run directory");
   at_least("train.max_steps", t.max_steps, 0, " (0 = no step limit)");
   at_least("train.max_tokens", t.max_tokens, 0, " (0 = no token limit)");
   non_negative("train.max_time_s", t.max_time_s, " (0 = no time limit)");
-  if (t.max_steps == 0 && t.max_tokens == 0 && t.max_time_s == 0) {
+  if (t.max_steps == 0 && t.max_tokens == 0 && t.max_time_s == 0 && !phased) {
     throw ConfigError(
         "train.max_steps, train.max_tokens and train.max_time_s are all 0: set at least one "
         "stop condition, e.g. train.max_steps: 100000",
@@ -514,8 +517,9 @@ void validate_config(const RunConfig& config) {
   validate_data(config.data, config.model);
   validate_masking(config.masking);
   validate_optim(config.optim);
-  validate_schedule(config.schedule, config.train);
-  validate_train(config.train);
+  const bool phased = !config.phases.empty();
+  validate_schedule(config.schedule, config.train, phased);
+  validate_train(config.train, phased);
   validate_checkpoint(config.checkpoint);
   validate_eval(config.eval);
   validate_distributed(config.distributed, config.train);

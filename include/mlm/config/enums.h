@@ -26,6 +26,8 @@ enum class Precision { auto_detect, fp32, bf16 };
 enum class DeviceKind { auto_detect, cpu, cuda };
 enum class DistBackend { auto_detect, gloo, nccl };
 enum class ProgressBar { auto_detect, on, off };
+enum class PhaseOptimizer { carry, reset };
+enum class PhaseSchedule { continue_run, restart };
 
 template <class E>
 struct EnumNames;
@@ -54,6 +56,8 @@ MLM_ENUM_NAMES(Precision, "auto", "fp32", "bf16")
 MLM_ENUM_NAMES(DeviceKind, "auto", "cpu", "cuda")
 MLM_ENUM_NAMES(DistBackend, "auto", "gloo", "nccl")
 MLM_ENUM_NAMES(ProgressBar, "auto", "on", "off")
+MLM_ENUM_NAMES(PhaseOptimizer, "carry", "reset")
+MLM_ENUM_NAMES(PhaseSchedule, "continue", "restart")
 #undef MLM_ENUM_NAMES
 
 /// nsp and sop train on sentence pairs (the data packs them, the model has a pair head).

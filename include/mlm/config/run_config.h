@@ -14,6 +14,7 @@
 #include "mlm/config/sections/eval.h"
 #include "mlm/config/sections/distributed.h"
 #include "mlm/config/sections/logging.h"
+#include "mlm/config/sections/phases.h"
 
 namespace mlm::config {
 
@@ -29,6 +30,9 @@ struct RunConfig {
   EvalConfig eval;
   DistributedConfig distributed;
   LoggingConfig logging;
+  // Not a section of keys but a list of them: the loader reads it, the dumper writes it and
+  // config/phases.h resolves each phase's config, beside visit().
+  std::vector<PhaseConfig> phases;
 
   template <class V>
   void visit(V& v) {

@@ -29,7 +29,7 @@ void RunLog::stepped(const StepStats& stats, const TrainerState& state, bool clo
     return;
   }
   const auto row = window_->close(stats, state);
-  metrics_->write(row.json);
+  write_row(row.json);
   progress_.clear();
   log::info("train", "{}", row.line);
 }
@@ -50,7 +50,7 @@ void RunLog::probed(const std::vector<ProbeScore>& scores, const TrainerState& s
                           {"probe_steps", s.steps},
                           {"probe_time_s", s.seconds}};
     if (s.test) row["probe_test"] = *s.test;
-    metrics_->write(row);
+    write_row(row);
     progress_.clear();
     log::info("probe", "step {} | {}: validation {} {:.4f}{} | {} steps in {}", state.step, s.task, s.metric,
               s.validation, s.test ? fmt::format(", test {:.4f}", *s.test) : "", s.steps, format_duration(s.seconds));
@@ -70,7 +70,7 @@ void RunLog::evaluated(const EvalResult& result, const TrainerState& state) {
   if (result.num_sentence_pairs > 0) row["eval_nsp_accuracy"] = result.nsp_accuracy();
   const auto tokens = static_cast<double>(result.tokens), masked = static_cast<double>(result.num_masked);
   if (result.rtd) row.update(result.rtd_counts.to_json(tokens, masked, "eval_"));
-  metrics_->write(row);
+  write_row(row);
   progress_.clear();
   log::info("eval", "step {} | loss {:.4f} | perplexity {:.2f} | masked accuracy {:.4f} "
             "({} tokens; unigram baseline {:.4f}){} | {}",
@@ -113,5 +113,24 @@ void RunLog::finished(const TrainerState& state) {
 }
 
 int RunLog::pending_signal() const { return StopSignals::pending(); }
+
+void RunLog::begin_phase(const RunPhase& phase, int64_t phase_count) {
+  phase_name_ = phase.name;
+  if (!is_main_ || phase.name.empty()) return;
+  const auto& data = phase.config.data;
+  const auto& train = phase.config.train;
+  log::info("train", "phase {}/{} '{}' from step {}: {} {}; {} tokens per sequence, micro-batch {} x {}; "
+            "learning rate {}; optimizer moments {}",
+            phase.index + 1, phase_count, phase.name, phase.start_step,
+            phase.steps > 0 ? phase.steps : phase.tokens, phase.steps > 0 ? "steps" : "tokens",
+            data.seq_len, train.micro_batch_size, train.grad_accum_steps,
+            phase.restarts_schedule ? "restarted" : "continued",
+            phase.index == 0 ? "fresh" : phase.resets_optimizer ? "reset" : "carried over");
+}
+
+void RunLog::write_row(nlohmann::json row) {
+  if (!phase_name_.empty()) row["phase"] = phase_name_;
+  metrics_->write(row);
+}
 
 }  // namespace mlm::train

@@ -1,5 +1,7 @@
 #include "mlm/train/app/saved_model.h"
 
+#include "mlm/config/phases.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -46,7 +48,14 @@ void require_vocabulary_fits(const text::Tokenizer& tokenizer, int64_t vocab_siz
 
 SavedModel open_checkpoint(const fs::path& dir, const config::RunConfig& config) {
   verify_checkpoint_dir(dir, checkpoint_required_files());
-  auto model_config = config::load_config((dir / "config.yaml").string()).model;
+  // A phased run's checkpoint holds the model as its phase configured it (its RoPE bases).
+  const auto state = TrainerState::load(dir / "trainer_state.json");
+  const auto run_config = config::load_config((dir / "config.yaml").string());
+  if (state.phase >= config::phase_count(run_config)) {
+    throw CheckpointError((dir / "trainer_state.json").string() + ": phase " + std::to_string(state.phase) +
+                          " is not in its config.yaml");
+  }
+  auto model_config = config::phase_config(run_config, state.phase).model;
   model_config.init_from.clear();
   model_config.rtd_temperature = config.model.rtd_temperature;  // how to evaluate, not the weights
   auto tokenizer = load_tokenizer(dir, config);
@@ -54,8 +63,7 @@ SavedModel open_checkpoint(const fs::path& dir, const config::RunConfig& config)
   auto model = model::make_masked_lm(model_config, model::embedding_rows(model_config, tokenizer.size()),
                                      tokenizer.vocab().ids.pad);
   model::load_model_pt(model, (dir / "model.pt").string());
-  const auto step = TrainerState::load(dir / "trainer_state.json").step;
-  return {model_config, std::move(tokenizer), model, step};
+  return {model_config, std::move(tokenizer), model, state.step};
 }
 
 // The model config.json describes, as initialised, with the directory's tokenizer.

@@ -24,7 +24,12 @@ struct EntryToString {
 
 template <class T>
 std::string leaf_to_string(const T& value) {
-  if constexpr (std::is_same_v<T, config::SourceConfig>) {
+  if constexpr (std::is_same_v<T, config::KeySettings>) {
+    std::string out;
+    for (const auto& [key, text] : value.entries) out += (out.empty() ? "" : ", ") + key + ": " + text;
+    return "{" + out + "}";
+  } else if constexpr (std::is_same_v<T, config::SourceConfig> ||
+                       std::is_same_v<T, config::PhaseConfig>) {
     T entry = value;  // visit() is non-const
     EntryToString fields;
     entry.visit(fields);
@@ -70,6 +75,7 @@ struct Flattener {
 std::vector<std::pair<std::string, std::string>> flatten(config::RunConfig config) {
   Flattener flattener;
   config.visit(flattener);
+  flattener.leaves.emplace_back("phases", leaf_to_string(config.phases));
   return flattener.leaves;
 }
 
@@ -109,7 +115,7 @@ bool is_architecture_key(const std::string& key) {
 }
 
 bool is_data_key(const std::string& key) {
-  return key.rfind("data.", 0) == 0 || key.rfind("masking.", 0) == 0;
+  return key.rfind("data.", 0) == 0 || key.rfind("masking.", 0) == 0 || key == "phases";
 }
 
 void check_resume_compatible(const config::RunConfig& checkpoint_config,

@@ -58,9 +58,14 @@ RunCheckpoints::RunCheckpoints(const config::RunConfig& config,
 }
 
 std::optional<nlohmann::json> RunCheckpoints::resume_or_refuse(const CheckpointContents& contents) {
-  if (const auto dir = resolve_resume()) return resume_from(*dir, contents);
-  if (resume_.empty()) refuse_existing_checkpoints();
+  if (const auto dir = find_resume()) return resume_from(*dir, contents);
   return std::nullopt;
+}
+
+std::optional<fs::path> RunCheckpoints::find_resume() const {
+  auto dir = resolve_resume();
+  if (!dir && resume_.empty()) refuse_existing_checkpoints();
+  return dir;
 }
 
 fs::path RunCheckpoints::save(const CheckpointContents& contents) {

@@ -16,6 +16,10 @@ nlohmann::json TrainerState::to_json() const {
   json["consecutive_skipped"] = consecutive_skipped;
   json["train_time_s"] = train_time_s;
   json["world_size"] = world_size;
+  json["phase"] = phase;
+  json["phase_name"] = phase_name;
+  json["phase_start_step"] = phase_start_step;
+  json["phase_start_tokens"] = phase_start_tokens;
   json["config_hash"] = config_hash;
   auto& ranks_json = json["ranks"];
   ranks_json = nlohmann::json::array();
@@ -34,6 +38,11 @@ TrainerState TrainerState::from_json(const nlohmann::json& json, const std::stri
     state.consecutive_skipped = json.value("consecutive_skipped", int64_t{0});
     state.train_time_s = json.value("train_time_s", 0.0);
     state.world_size = json.at("world_size").get<int>();
+    // Checkpoints written before phases existed are of an unphased run.
+    state.phase = json.value("phase", int64_t{0});
+    state.phase_name = json.value("phase_name", std::string{});
+    state.phase_start_step = json.value("phase_start_step", int64_t{0});
+    state.phase_start_tokens = json.value("phase_start_tokens", int64_t{0});
     state.config_hash = json.value("config_hash", std::string{});
     for (const auto& rank : json.at("ranks")) {
       state.ranks.push_back({rank.at("data_position"), rank.at("rng")});
@@ -41,7 +50,7 @@ TrainerState TrainerState::from_json(const nlohmann::json& json, const std::stri
   } catch (const nlohmann::json::exception& e) {
     throw CheckpointError(origin + ": " + e.what());
   }
-  if (state.step < 0 || state.world_size < 1 ||
+  if (state.step < 0 || state.world_size < 1 || state.phase < 0 ||
       static_cast<int>(state.ranks.size()) != state.world_size) {
     throw CheckpointError(origin + ": inconsistent state (step " + std::to_string(state.step) +
                           ", world_size " + std::to_string(state.world_size) + ", " +

@@ -6,12 +6,13 @@
 namespace mlm::train {
 
 LrSchedule::LrSchedule(const config::ScheduleConfig& schedule, double peak_lr,
-                       int64_t total_steps)
+                       int64_t total_steps, int64_t steps_before)
     : decay_(schedule.decay),
       wsd_shape_(schedule.decay_shape),
       peak_lr_(peak_lr),
       min_lr_(peak_lr * schedule.min_lr_ratio),
-      total_steps_(std::max<int64_t>(total_steps, 0)) {
+      total_steps_(std::max<int64_t>(total_steps, 0)),
+      steps_before_(steps_before) {
   int64_t warmup = schedule.warmup_steps_for(total_steps_);
   if (total_steps_ > 0) warmup = std::min(warmup, total_steps_);
   warmup_steps_ = std::max<int64_t>(warmup, 0);
@@ -30,7 +31,7 @@ LrSchedule::LrSchedule(const config::ScheduleConfig& schedule, double peak_lr,
 }
 
 double LrSchedule::at(int64_t step) const {
-  step = std::max<int64_t>(step, 1);
+  step = std::max<int64_t>(step - steps_before_, 1);
   if (step <= warmup_steps_) {
     return peak_lr_ * static_cast<double>(step) / static_cast<double>(warmup_steps_);
   }

@@ -17,23 +17,16 @@ int exit_code_for(StopReason reason) {
   return kExitOk;
 }
 
-RunSchedule::RunSchedule(const config::RunConfig& config, int world_size)
-    : max_steps_(config.train.max_steps),
-      max_tokens_(config.train.max_tokens),
-      tokens_per_step_(config.train.micro_batch_size * config.train.grad_accum_steps * world_size *
-                       config.data.seq_len),
-      max_time_s_(config.train.max_time_s),
-      logging_(config.logging.every_steps),
-      eval_(config.eval.every_steps),
-      checkpoint_(config.checkpoint.every_steps) {}
+RunSchedule::RunSchedule(const config::RunConfig& run, const RunPhase& phase)
+    : phase_(phase),
+      max_steps_(run.train.max_steps),
+      max_tokens_(run.train.max_tokens),
+      max_time_s_(run.train.max_time_s),
+      logging_(phase.config.logging.every_steps),
+      eval_(phase.config.eval.every_steps),
+      checkpoint_(phase.config.checkpoint.every_steps) {}
 
-int64_t RunSchedule::horizon() const {
-  if (max_steps_ > 0) return max_steps_;
-  if (max_tokens_ > 0) return (max_tokens_ + tokens_per_step_ - 1) / tokens_per_step_;
-  return 0;
-}
-
-bool RunSchedule::finished(int64_t step, int64_t tokens_seen) const {
+bool RunSchedule::run_finished(int64_t step, int64_t tokens_seen) const {
   return (max_steps_ > 0 && step >= max_steps_) || (max_tokens_ > 0 && tokens_seen >= max_tokens_);
 }
 

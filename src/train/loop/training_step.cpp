@@ -57,6 +57,11 @@ TrainingStep::TrainingStep(model::MaskedLm model, const config::RunConfig& confi
 
 TrainingStep::~TrainingStep() = default;
 
+void TrainingStep::take_optimizer_state(TrainingStep& previous) {
+  previous.optimizer_->publish_step_counts();  // the step counts the kernel kept on the device
+  optimizer_->state() = std::move(previous.optimizer_->state());
+}
+
 void TrainingStep::synchronize() const {
   if (device_.is_cuda()) torch::cuda::synchronize();
 }

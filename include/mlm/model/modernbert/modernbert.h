@@ -45,6 +45,10 @@ struct ModernBertModelImpl : torch::nn::Module {
 
   /// Layer i attends globally (the others within the sliding window).
   bool is_global(int64_t layer) const { return layer % global_every_ == 0; }
+  void set_rope_theta(double global_theta, double local_theta) {
+    global_theta_ = global_theta;
+    local_theta_ = local_theta;
+  }
 
   torch::nn::Embedding tok_embeddings{nullptr};  // "embeddings.tok_embeddings"
   LayerNorm embedding_norm{nullptr};             // "embeddings.norm"
@@ -73,6 +77,11 @@ class ModernBertForMaskedLMImpl : public MaskedLmImpl {
   TensorDict hf_state_dict() override;
   TensorDict hf_gradients() override;
   void load_hf_state_dict(const TensorDict& state, const std::string& origin_for_errors) override;
+  void set_rope_theta(double global_theta, double local_theta) override {
+    model->set_rope_theta(global_theta, local_theta);
+    config_.global_rope_theta = global_theta;
+    config_.local_rope_theta = local_theta;
+  }
 
   /// The masks of `inputs`: the global bias (padding, documents), and for the sliding-window
   /// layers the window ANDed with the same: block by block when that pays, over all S keys

@@ -10,6 +10,7 @@
 #include "mlm/train/app/metrics_log.h"
 #include "mlm/train/app/metrics_window.h"
 #include "mlm/train/app/progress.h"
+#include "mlm/train/loop/run_phase.h"
 #include "mlm/train/loop/run_reporter.h"
 
 namespace mlm::train {
@@ -32,12 +33,20 @@ class RunLog : public RunReporter {
   void finished(const TrainerState& state) override;
   int pending_signal() const override;
 
+  /// From here on every metrics.jsonl row names `phase` (a phased run), which the log
+  /// announces.
+  void begin_phase(const RunPhase& phase, int64_t phase_count);
+
  private:
+  /// A row of metrics.jsonl, with the phase's name in a phased run.
+  void write_row(nlohmann::json row);
+
   const config::RunConfig& config_;
   bool is_main_;
   std::unique_ptr<MetricsLog> metrics_;  // rank 0
   ProgressLine progress_;
   std::optional<MetricsWindow> window_;  // from started()
+  std::string phase_name_;               // "" in an unphased run
 };
 
 }  // namespace mlm::train

@@ -2,7 +2,9 @@
 // A training run, assembled: the process (bootstrap.h), the checkpoint component (which takes
 // the run directory's lock and resumes), the tokenizer, the model, the step, the schedules,
 // the data, what the user sees (run_log.h) and the stop signals, around the training loop
-// (loop/training_loop.h), which it runs.
+// (loop/training_loop.h), which it runs once per phase (config/phases.h): a new phase gets
+// its own data, step, schedules and loop around the same model, optimizer moments carried
+// over unless it resets them.
 #include <torch/torch.h>
 
 #include <filesystem>
@@ -22,6 +24,7 @@
 #include "mlm/train/checkpoint/trainer_state.h"
 #include "mlm/train/loop/eval_result.h"
 #include "mlm/train/loop/lr_schedule.h"
+#include "mlm/train/loop/run_phase.h"
 #include "mlm/train/loop/run_schedule.h"
 #include "mlm/train/loop/training_loop.h"
 #include "mlm/train/loop/training_step.h"
@@ -49,7 +52,7 @@ class Trainer {
   EvalResult evaluate_and_log() { return loop_->evaluate_and_report(); }
 
   /// Called on every rank after each step (tests, tools).
-  void on_step(std::function<void(const StepStats&)> callback) { loop_->on_step(std::move(callback)); }
+  void on_step(std::function<void(const StepStats&)> callback);
 
   model::MaskedLm model() { return model_; }
   const TrainerState& state() const { return state_; }
@@ -58,9 +61,16 @@ class Trainer {
   const torch::Device& device() const { return device_; }
   bool bf16() const { return bf16_; }
   const std::filesystem::path& output_dir() const { return output_dir_; }
+  const RunPhase& phase() const { return phase_; }
 
  private:
   void log_start();
+  /// Builds what `phase` trains with (its data plan, step, schedules), taking the optimizer
+  /// moments of the previous phase's step unless the phase resets them.
+  void enter_phase(RunPhase phase);
+  /// The phase's train batches from `position` (a checkpoint's) or its start, and its loop.
+  void start_loop(const nlohmann::json* position);
+  CheckpointContents contents();
 
   config::RunConfig config_;
   TrainerOptions options_;
@@ -68,7 +78,8 @@ class Trainer {
   torch::Device device_{torch::kCPU};
   bool bf16_ = false;
   std::filesystem::path output_dir_;
-  config::DataPlan plan_;  // this rank's data and masking settings, resolved once
+  RunPhase phase_;         // the phase being trained (the whole run when unphased)
+  config::DataPlan plan_;  // this rank's data and masking settings of the phase
   std::unique_ptr<RunCheckpoints> checkpoints_;
   std::optional<text::Tokenizer> tokenizer_;
   model::MaskedLm model_{nullptr};
@@ -79,6 +90,7 @@ class Trainer {
   std::unique_ptr<masking::BatchStream> batches_;
   std::unique_ptr<RunLog> log_;
   std::unique_ptr<TrainingLoop> loop_;
+  std::function<void(const StepStats&)> on_step_;
 };
 
 }  // namespace mlm::train

@@ -24,7 +24,7 @@ std::vector<ConfigChange> diff_configs(const config::RunConfig& before,
 /// which a checkpoint cannot be resumed across.
 bool is_architecture_key(const std::string& key);
 
-/// True for keys that decide which tokens the model sees (data.*, masking.*).
+/// True for keys that decide which tokens the model sees (data.*, masking.*, the phases).
 bool is_data_key(const std::string& key);
 
 enum class ResumeRule {

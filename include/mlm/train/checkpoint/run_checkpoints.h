@@ -48,6 +48,12 @@ class RunCheckpoints {
   /// complete checkpoints. Throws ConfigError / CheckpointError / UsageError. Collective.
   std::optional<nlohmann::json> resume_or_refuse(const CheckpointContents& contents);
 
+  /// resume_or_refuse() in two halves, for a run that needs the checkpoint's trainer state
+  /// before it can build what the checkpoint restores (the phase's optimizer): the checkpoint
+  /// this start resumes from (nullopt: a new run, after the refusal), then the restore.
+  std::optional<std::filesystem::path> find_resume() const;
+  nlohmann::json resume_from(const std::filesystem::path& dir, const CheckpointContents& contents);
+
   /// Writes a checkpoint of contents.state.step (rank 0 writes, after gathering every rank's
   /// data position and RNG state) and prunes to checkpoint.keep_last. A failed write throws
   /// CheckpointError on every rank. Collective.
@@ -62,7 +68,6 @@ class RunCheckpoints {
   std::filesystem::path checkpoints_dir() const { return output_dir_ / "checkpoints"; }
   std::optional<std::filesystem::path> resolve_resume() const;
   void refuse_existing_checkpoints() const;
-  nlohmann::json resume_from(const std::filesystem::path& dir, const CheckpointContents& contents);
 
   const config::RunConfig& config_;
   std::shared_ptr<dist::Communicator> comm_;

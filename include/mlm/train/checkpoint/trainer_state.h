@@ -21,6 +21,10 @@ struct TrainerState {
   int64_t skipped_steps = 0;         // non-finite steps skipped in total
   int64_t consecutive_skipped = 0;   // ... in a row at the time of the checkpoint
   double train_time_s = 0;           // wall-clock time spent training, all runs together
+  int64_t phase = 0;                 // the phase trained (phases:; 0 for an unphased run)
+  std::string phase_name;            // its name ("" for an unphased run)
+  int64_t phase_start_step = 0;      // the step and tokens seen when that phase began
+  int64_t phase_start_tokens = 0;
   int world_size = 1;
   std::string config_hash;           // of the resolved config (informational)
   std::vector<RankState> ranks;      // indexed by rank

@@ -11,11 +11,15 @@ namespace mlm::train {
 class LrSchedule {
  public:
   /// `total_steps` is the horizon of the decay (train.max_steps, or an estimate from
-  /// train.max_tokens); 0 = unknown: the rate stays at its peak after warmup.
-  LrSchedule(const config::ScheduleConfig& schedule, double peak_lr, int64_t total_steps);
+  /// train.max_tokens); 0 = unknown: the rate stays at its peak after warmup. `steps_before`:
+  /// the run's steps before this schedule began (a phase that restarts its schedule), so
+  /// at() takes the run's step.
+  LrSchedule(const config::ScheduleConfig& schedule, double peak_lr, int64_t total_steps,
+             int64_t steps_before = 0);
 
-  /// The rate of optimizer step `step` (1-based: the first update is step 1, so warmup never
-  /// wastes a step at rate 0; the last step, step == total_steps, runs at the minimum).
+  /// The rate of the run's optimizer step `step` (1-based: the schedule's first update is
+  /// step steps_before + 1, so warmup never wastes a step at rate 0; its last step,
+  /// steps_before + total_steps, runs at the minimum).
   double at(int64_t step) const;
 
   int64_t warmup_steps() const { return warmup_steps_; }
@@ -31,6 +35,7 @@ class LrSchedule {
   double peak_lr_;
   double min_lr_;
   int64_t total_steps_;
+  int64_t steps_before_;
   int64_t warmup_steps_;
   int64_t decay_steps_;
 };

@@ -73,6 +73,9 @@ class TrainingStep {
   torch::Tensor apply_update(const StepStats& counts, StepTimes* times);
 
   void set_gradient_hook(GradientHook hook) { gradient_hook_ = std::move(hook); }
+  /// Takes over the optimizer moments and step counts of `previous` (a step over the same
+  /// model, as the next phase of a run builds it); its own hyperparameters stay its config's.
+  void take_optimizer_state(TrainingStep& previous);
   /// The optimizer state a checkpoint saves and a resume restores.
   torch::optim::AdamW& optimizer() { return *optimizer_; }
 

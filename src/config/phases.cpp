@@ -1,0 +1,107 @@
+#include "mlm/config/phases.h"
+
+#include <set>
+
+#include "key_setting.h"
+#include "mlm/config/validate.h"
+#include "mlm/util/errors.h"
+
+namespace mlm::config {
+namespace {
+
+std::string phase_path(int64_t index) { return "phases[" + std::to_string(index) + "]"; }
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.rfind(prefix, 0) == 0;
+}
+
+// Why `key` cannot differ between phases, or "" when it may. The weights' shapes and meaning,
+// the tokenizer, where the run lives and how it is launched are the run's; the run's stop
+// conditions stay caps over all phases (a phase ends after its own steps or tokens).
+std::string why_fixed(const std::string& key) {
+  if (key == "model.global_rope_theta" || key == "model.local_rope_theta") return "";
+  if (starts_with(key, "model.")) return "the model is built once for the whole run";
+  if (starts_with(key, "tokenizer.")) return "the tokenizer is the run's";
+  if (starts_with(key, "distributed.")) return "the processes are launched once for the run";
+  static const std::set<std::string> kRunKeys = {
+      "train.output_dir", "train.resume", "train.device", "train.precision", "train.threads",
+      "train.seed", "train.max_skipped_steps"};
+  if (kRunKeys.count(key)) return "it is set once for the whole run";
+  if (key == "train.max_steps" || key == "train.max_tokens" || key == "train.max_time_s") {
+    return "it caps the whole run; a phase ends after its own 'steps' or 'tokens'";
+  }
+  return "";
+}
+
+bool is_learning_rate_key(const std::string& key) {
+  return key == "optim.learning_rate" || starts_with(key, "schedule.");
+}
+
+// Mixes the phase index into the seed (SplitMix64's finaliser), kept non-negative as
+// train.seed must be.
+int64_t phase_seed(int64_t seed, int64_t index) {
+  uint64_t z = static_cast<uint64_t>(seed) + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(index);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return static_cast<int64_t>((z ^ (z >> 31)) >> 1);
+}
+
+}  // namespace
+
+int64_t phase_count(const RunConfig& run) {
+  return run.phases.empty() ? 1 : static_cast<int64_t>(run.phases.size());
+}
+
+std::string phase_name(const RunConfig& run, int64_t index) {
+  return run.phases.empty() ? "" : run.phases.at(static_cast<size_t>(index)).name;
+}
+
+RunConfig phase_config(const RunConfig& run, int64_t index) {
+  RunConfig config = run;
+  if (run.phases.empty()) return config;
+  const auto& phase = run.phases.at(static_cast<size_t>(index));
+  for (const auto& [key, value] : phase.set.entries) {
+    detail::apply_key_setting(config, key, value, phase_path(index) + ".set." + key);
+  }
+  if (index > 0) config.train.seed = phase_seed(run.train.seed, index);
+  return config;
+}
+
+void validate_phases(const RunConfig& run, const std::string& origin) {
+  std::set<std::string> names;
+  for (int64_t i = 0; i < static_cast<int64_t>(run.phases.size()); ++i) {
+    const auto& phase = run.phases[static_cast<size_t>(i)];
+    const std::string path = phase_path(i);
+    auto fail = [&](const std::string& key, const std::string& message) {
+      throw ConfigError(origin + ": " + key + ": " + message, key);
+    };
+    if (phase.name.empty()) fail(path + ".name", "every phase needs a name (it labels the metrics rows)");
+    if (!names.insert(phase.name).second) fail(path + ".name", "'" + phase.name + "' names two phases");
+    if ((phase.steps > 0) == (phase.tokens > 0) || phase.steps < 0 || phase.tokens < 0) {
+      fail(path, "give the phase's length as exactly one of steps or tokens (> 0)");
+    }
+    for (const auto& [key, value] : phase.set.entries) {
+      const std::string where = path + ".set." + key;
+      if (const auto why = why_fixed(key); !why.empty()) {
+        fail(where, "cannot change between phases: " + why);
+      }
+      if (starts_with(key, "model.") && run.model.architecture != Architecture::modernbert) {
+        fail(where, "RoPE bases belong to modernbert; model.architecture is " +
+                        std::string(to_string(run.model.architecture)));
+      }
+      if (phase.lr_schedule == PhaseSchedule::continue_run && is_learning_rate_key(key)) {
+        fail(where, "a phase with lr_schedule: continue follows the run's learning-rate "
+                    "schedule; give it lr_schedule: restart to set its own");
+      }
+    }
+    RunConfig resolved;
+    try {
+      resolved = phase_config(run, i);
+      validate_config(resolved);
+    } catch (const ConfigError& e) {
+      throw ConfigError(origin + ": " + path + ": " + e.what(), path + ".set." + e.key());
+    }
+  }
+}
+
+}  // namespace mlm::config
