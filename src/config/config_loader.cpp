@@ -236,6 +236,18 @@ void apply_override(const std::string& text, RunConfig& config, KeySources& sour
   const auto first = key.find_first_not_of(" \t");
   const auto last = key.find_last_not_of(" \t");
   key = first == std::string::npos ? "" : key.substr(first, last - first + 1);
+  if (key == kPhasesKey) {  // the one top-level key that is not a section: --set phases=[]
+    YAML::Node root;
+    try {
+      root[kPhasesKey] = YAML::Load(text.substr(equals + 1));
+    } catch (const YAML::Exception& e) {
+      throw ConfigError(quote_override(text) + ": the value is not valid YAML (" + e.msg + ")", key);
+    }
+    config.phases.clear();
+    read_phases(root, quote_override(text), config);
+    sources[key] = KeySource{0, text};
+    return;
+  }
   if (key.empty() || key.find('.') == std::string::npos) throw ConfigError(usage, key);
   detail::apply_key_setting(config, key, text.substr(equals + 1), quote_override(text));
   sources[key] = KeySource{0, text};

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "config_test_util.h"
+#include "mlm/config/phases.h"
 #include "mlm/config/validate.h"
 #include "mlm/test_paths.h"
 
@@ -27,11 +28,12 @@ TEST_P(ShippedConfig, LoadsValidatesAndRoundTrips) {
   EXPECT_NO_THROW(require_training_data(config));
   const RunConfig back = load_config_from_string(dump_config(config), "<dump>");
   EXPECT_EQ(fingerprint(back), fingerprint(config));
+  EXPECT_EQ(dump_config(back), dump_config(config));  // the phases too
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, ShippedConfig,
                          ::testing::Values("base", "large", "mini", "tiny", "electra-mini", "electra-small",
-                                           "electra-base", "roberta-base"));
+                                           "electra-base", "roberta-base", "modernbert-base"));
 
 TEST(ShippedConfigs, BaseIsBertBase) {
   const RunConfig c = load_config(shipped("base"));
@@ -48,6 +50,41 @@ TEST(ShippedConfigs, BaseIsBertBase) {
   EXPECT_EQ(c.schedule.warmup_steps, 10000);
   EXPECT_EQ(c.schedule.decay, DecayKind::linear);
   EXPECT_EQ(c.train.precision, Precision::auto_detect);
+  // The paper's phases: 90% of the steps at 128 tokens, the rest at 512, 256 sequences a step
+  // and one schedule throughout.
+  ASSERT_EQ(c.phases.size(), 2u);
+  EXPECT_EQ(c.phases[0].steps + c.phases[1].steps, c.train.max_steps);
+  EXPECT_EQ(c.phases[0].steps, 900000);
+  const auto long_phase = phase_config(c, 1);
+  EXPECT_EQ(long_phase.data.seq_len, 512);
+  EXPECT_EQ(long_phase.train.micro_batch_size * long_phase.train.grad_accum_steps,
+            c.train.micro_batch_size * c.train.grad_accum_steps);
+  EXPECT_EQ(c.phases[1].lr_schedule, PhaseSchedule::continue_run);
+  EXPECT_EQ(c.phases[1].optimizer, PhaseOptimizer::carry);
+  // --set phases=[]: one phase of train.max_steps at 128.
+  EXPECT_TRUE(load_config(shipped("base"), {"phases=[]"}).phases.empty());
+}
+
+TEST(ShippedConfigs, ModernBertBaseIsPretrainingContextExtensionDecay) {
+  const RunConfig c = load_config(shipped("modernbert-base"));
+  EXPECT_EQ(c.model.global_rope_theta, 160000.0);  // the hub model's, for --set phases=[]
+  ASSERT_EQ(c.phases.size(), 3u);
+  EXPECT_EQ(c.phases[0].steps + c.phases[1].steps + c.phases[2].steps, c.train.max_steps);
+  const auto pretrain = phase_config(c, 0), extension = phase_config(c, 1), decay = phase_config(c, 2);
+  EXPECT_EQ(pretrain.data.seq_len, 1024);
+  EXPECT_EQ(pretrain.model.global_rope_theta, 10000.0);
+  EXPECT_EQ(pretrain.schedule.decay, DecayKind::constant);
+  EXPECT_EQ(extension.data.seq_len, 8192);
+  EXPECT_EQ(extension.model.global_rope_theta, 160000.0);
+  EXPECT_EQ(extension.optim.learning_rate, 3e-4);
+  EXPECT_EQ(decay.schedule.decay, DecayKind::wsd);
+  EXPECT_EQ(decay.schedule.decay_ratio, 1.0);
+  // The same tokens per step in every phase.
+  auto tokens = [](const RunConfig& p) {
+    return p.data.seq_len * p.train.micro_batch_size * p.train.grad_accum_steps;
+  };
+  EXPECT_EQ(tokens(extension), tokens(pretrain));
+  EXPECT_EQ(tokens(decay), tokens(pretrain));
 }
 
 TEST(ShippedConfigs, RobertaBaseHasRoomForThePositionOffset) {
@@ -161,6 +198,8 @@ TEST(ConfigDocs, EveryKeyWithItsDefault) {
   while (std::getline(in, line)) {
     if (line.rfind("## `", 0) == 0) {
       section = line.substr(4, line.find('`', 4) - 4);
+    } else if (line.rfind("## ", 0) == 0) {
+      section.clear();  // a heading that is not a section's (the phases' own table)
     } else if (line.rfind("| `", 0) == 0 && !section.empty()) {
       std::vector<std::string> cells;
       std::stringstream row(line.substr(1));
