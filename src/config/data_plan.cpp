@@ -12,6 +12,15 @@ DataPlan resolve_data_plan(const RunConfig& config, int rank, int world_size) {
     throw ConfigError("data: rank " + std::to_string(rank) + " is not in [0, world size " +
                       std::to_string(world_size) + ")");
   }
+  bool reads_a_store = !config.data.store.empty();
+  for (const auto& source : config.data.sources) reads_a_store |= !source.store.empty();
+  if (reads_a_store && world_size > 1 && config.train.batch_warmup_tokens > 0) {
+    // Each rank reads a fixed slice of every step's global batch of the store's order.
+    throw ConfigError("train.batch_warmup_tokens: a prepared store on " + std::to_string(world_size) +
+                          " ranks gives each rank a fixed slice of every step's batch, which a growing "
+                          "batch would break; warm the batch up on one rank or on the streaming path",
+                      "train.batch_warmup_tokens");
+  }
   DataPlan plan;
   plan.data = config.data;
   plan.masking = config.masking;

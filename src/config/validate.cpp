@@ -433,6 +433,26 @@ void validate_schedule(const ScheduleConfig& s, const TrainConfig& t, bool phase
   validate_wsd(s, t, phased);
 }
 
+// The ranks are known at run time (BatchRamp checks the start against them); here, one.
+void validate_batch_warmup(const TrainConfig& t) {
+  at_least("train.batch_warmup_tokens", t.batch_warmup_tokens, 0, " (0 = no batch-size warmup)");
+  if (t.batch_warmup_tokens == 0) {
+    if (t.batch_warmup_start != 0) {
+      fail("train.batch_warmup_start", number(t.batch_warmup_start),
+           "applies only with train.batch_warmup_tokens > 0");
+    }
+    return;
+  }
+  const int64_t full = t.micro_batch_size * t.grad_accum_steps;
+  if (t.batch_warmup_start < t.micro_batch_size || t.batch_warmup_start >= full ||
+      t.batch_warmup_start % t.micro_batch_size != 0) {
+    fail("train.batch_warmup_start", number(t.batch_warmup_start),
+         "must be a multiple of train.micro_batch_size (" + number(t.micro_batch_size) +
+             ") below the full batch of train.micro_batch_size x train.grad_accum_steps (" +
+             number(full) + "): the warmup adds whole micro-batches");
+  }
+}
+
 void validate_train(const TrainConfig& t, bool phased) {
   not_empty("train.output_dir", t.output_dir, "name the run directory");
   at_least("train.max_steps", t.max_steps, 0, " (0 = no step limit)");
@@ -446,6 +466,7 @@ void validate_train(const TrainConfig& t, bool phased) {
   }
   at_least("train.micro_batch_size", t.micro_batch_size, 1);
   at_least("train.grad_accum_steps", t.grad_accum_steps, 1);
+  validate_batch_warmup(t);
   at_least("train.threads", t.threads, 0, " (0 = $OMP_NUM_THREADS, else cores / LOCAL_WORLD_SIZE)");
   at_least("train.seed", t.seed, 0);
   at_least("train.max_skipped_steps", t.max_skipped_steps, 0);
@@ -506,6 +527,15 @@ void validate_masking(const MaskingConfig& k) {
   in_range("masking.span_p", k.span_p, 0, End::open, 1, End::closed,
            " (geometric distribution parameter; 1 = single-word spans)");
   at_least("masking.max_span", k.max_span, 1);
+  if (k.rate_schedule == RateSchedule::constant) {
+    if (k.final_mlm_probability != MaskingConfig{}.final_mlm_probability) {
+      fail("masking.final_mlm_probability", number(k.final_mlm_probability),
+           "applies only with masking.rate_schedule linear or cosine (it is constant)");
+    }
+  } else {
+    in_range("masking.final_mlm_probability", k.final_mlm_probability, 0, End::open, 1,
+             End::closed, " (the rate at the end of masking.rate_schedule)");
+  }
 }
 
 void validate_config(const RunConfig& config) {

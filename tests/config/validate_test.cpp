@@ -183,6 +183,28 @@ std::vector<Rule> rules() {
        "masking.span_p", {"(1.5) must be in (0, 1]"}},
       {"max_span", [](RunConfig& c) { c.masking.max_span = 0; },
        "masking.max_span", {"masking.max_span (0) must be >= 1"}},
+      {"final_rate_without_schedule", [](RunConfig& c) { c.masking.final_mlm_probability = 0.3; },
+       "masking.final_mlm_probability", {"(0.3)", "only with masking.rate_schedule"}},
+      {"final_rate_missing", [](RunConfig& c) { c.masking.rate_schedule = RateSchedule::linear; },
+       "masking.final_mlm_probability", {"(0) must be in (0, 1]"}},
+      {"batch_warmup_start_without_tokens", [](RunConfig& c) { c.train.batch_warmup_start = 64; },
+       "train.batch_warmup_start", {"(64)", "only with train.batch_warmup_tokens > 0"}},
+      {"batch_warmup_start_not_whole_micro_batches", [](RunConfig& c) {
+         c.train.micro_batch_size = 8;
+         c.train.grad_accum_steps = 4;
+         c.train.batch_warmup_tokens = 1000;
+         c.train.batch_warmup_start = 12;
+       },
+       "train.batch_warmup_start", {"(12)", "multiple of train.micro_batch_size (8)", "(32)"}},
+      {"batch_warmup_start_full", [](RunConfig& c) {
+         c.train.micro_batch_size = 8;
+         c.train.grad_accum_steps = 4;
+         c.train.batch_warmup_tokens = 1000;
+         c.train.batch_warmup_start = 32;
+       },
+       "train.batch_warmup_start", {"(32)", "below the full batch"}},
+      {"batch_warmup_tokens_negative", [](RunConfig& c) { c.train.batch_warmup_tokens = -1; },
+       "train.batch_warmup_tokens", {"(-1) must be >= 0"}},
       // optim
       {"learning_rate_zero", [](RunConfig& c) { c.optim.learning_rate = 0; },
        "optim.learning_rate", {"optim.learning_rate (0) must be > 0"}},

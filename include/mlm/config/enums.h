@@ -28,6 +28,7 @@ enum class DistBackend { auto_detect, gloo, nccl };
 enum class ProgressBar { auto_detect, on, off };
 enum class PhaseOptimizer { carry, reset };
 enum class PhaseSchedule { continue_run, restart };
+enum class RateSchedule { constant, linear, cosine };
 
 template <class E>
 struct EnumNames;
@@ -58,6 +59,7 @@ MLM_ENUM_NAMES(DistBackend, "auto", "gloo", "nccl")
 MLM_ENUM_NAMES(ProgressBar, "auto", "on", "off")
 MLM_ENUM_NAMES(PhaseOptimizer, "carry", "reset")
 MLM_ENUM_NAMES(PhaseSchedule, "continue", "restart")
+MLM_ENUM_NAMES(RateSchedule, "constant", "linear", "cosine")
 #undef MLM_ENUM_NAMES
 
 /// nsp and sop train on sentence pairs (the data packs them, the model has a pair head).

@@ -37,6 +37,8 @@ class BatchStream {
   /// The sequences of the batch next() returned last (mlm-data shows their text).
   const std::vector<data::PackedSequence>& rows() const { return rows_; }
   int64_t batch_size() const { return batch_size_; }
+  /// The masking rate of the batches next() returns from now on (masking.rate_schedule).
+  void set_mlm_probability(double p) { collator_.set_mlm_probability(p); }
   uint64_t seed() const { return seed_; }
   const data::SequenceSource& source() const { return *source_; }
 

@@ -70,6 +70,9 @@ void Trainer::enter_phase(RunPhase phase) {
   step_->set_gradient_hook(options_.gradient_hook);
   schedule_ = std::make_unique<RunSchedule>(config_, phase_);
   lr_ = std::make_unique<LrSchedule>(phase_learning_rate(config_, phase_, comm_->world_size()));
+  masking_rate_ = std::make_unique<MaskingRate>(config.masking, phase_.start_step,
+                                                phase_length(config_, phase_, comm_->world_size()));
+  batch_ramp_ = std::make_unique<BatchRamp>(config.train, comm_->world_size());
   model_->set_rope_theta(config.model.global_rope_theta, config.model.local_rope_theta);
   state_.phase = phase_.index;
   state_.phase_name = phase_.name;
@@ -81,7 +84,8 @@ void Trainer::start_loop(const nlohmann::json* position) {
   batches_ = std::make_unique<masking::BatchStream>(plan_, *tokenizer_, data::Split::train, position);
   log_->begin_phase(phase_, config::phase_count(config_));
   loop_ = std::make_unique<TrainingLoop>(LoopParts{phase_.config, plan_, *comm_, device_, bf16_,
-                                                   *step_, *lr_, *schedule_, *batches_,
+                                                   *step_, *lr_, *masking_rate_, *batch_ramp_,
+                                                   *schedule_, *batches_,
                                                    *checkpoints_, contents(), *log_});
   if (on_step_) loop_->on_step(on_step_);
 }

@@ -57,6 +57,10 @@ int64_t run_horizon(const config::RunConfig& run, int world_size) {
   return max_steps > 0 ? std::min(total, max_steps) : total;
 }
 
+int64_t phase_length(const config::RunConfig& run, const RunPhase& phase, int world_size) {
+  return run.phases.empty() ? run_horizon(run, world_size) : phase_steps(run, phase.index, world_size);
+}
+
 LrSchedule phase_learning_rate(const config::RunConfig& run, const RunPhase& phase,
                                int world_size) {
   if (!phase.restarts_schedule) {

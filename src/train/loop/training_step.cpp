@@ -17,6 +17,7 @@ StepBatches::StepBatches(std::vector<masking::MaskedBatch> batches)
     masked += static_cast<double>(batch.num_masked());
     pairs += static_cast<double>(batch.nsp_labels.size());
     tokens += static_cast<double>(count_tokens(batch));
+    sequences += static_cast<double>(batch.batch_size);
   }
 }
 
@@ -73,10 +74,12 @@ DeviceStepStats TrainingStep::run(int64_t step, double lr, const StepBatches& ba
   stats.known.lr = lr;
   stats.known.rtd_weight = rtd_weight_;
   // The loss normaliser: the whole step's selected positions (and sentence pairs), all ranks.
-  const auto counts = dist::sum_across_ranks(*comm_, {batches.masked, batches.pairs, batches.tokens});
+  const auto counts = dist::sum_across_ranks(
+      *comm_, {batches.masked, batches.pairs, batches.tokens, batches.sequences});
   stats.known.num_masked = static_cast<int64_t>(counts[0]);
   stats.known.pairs = static_cast<int64_t>(counts[1]);
   stats.known.tokens = static_cast<int64_t>(counts[2]);
+  stats.known.sequences = static_cast<int64_t>(counts[3]);
   set_learning_rate(*optimizer_, lr);
   forward_backward(batches, stats.known, times);
   if (gradient_hook_) gradient_hook_(step, params_);

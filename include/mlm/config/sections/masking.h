@@ -16,6 +16,11 @@ struct MaskingConfig {
   int64_t max_predictions_per_seq = 0;     // cap on selected positions (0 = none)
   double span_p = 0.2;                     // span: geometric parameter of span lengths
   int64_t max_span = 10;                   // span: longest span, in words
+  RateSchedule rate_schedule = RateSchedule::constant;  // constant | linear | cosine: the rate
+                                           // goes from mlm_probability to
+                                           // final_mlm_probability over the run (a phased
+                                           // run: over each phase)
+  double final_mlm_probability = 0.0;      // the rate at the schedule's end (not constant)
 
   template <class V>
   void visit(V& v) {
@@ -27,6 +32,8 @@ struct MaskingConfig {
     v("max_predictions_per_seq", max_predictions_per_seq);
     v("span_p", span_p);
     v("max_span", max_span);
+    v("rate_schedule", rate_schedule);
+    v("final_mlm_probability", final_mlm_probability);
   }
 };
 

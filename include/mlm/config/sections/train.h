@@ -15,6 +15,11 @@ struct TrainConfig {
   double max_time_s = 0;                   // stop after this wall-clock time (0 = no limit)
   int64_t micro_batch_size = 32;           // sequences per forward/backward
   int64_t grad_accum_steps = 1;            // micro-batches per optimizer step
+  int64_t batch_warmup_tokens = 0;         // batch-size warmup: the global batch grows
+                                           // linearly in the tokens seen, over this many
+                                           // (0 = off), in whole micro-batches
+  int64_t batch_warmup_start = 0;          // ... from this many sequences per step (all
+                                           // ranks; a multiple of micro_batch_size x ranks)
   Precision precision = Precision::auto_detect;  // auto | fp32 | bf16 (autocast, fp32 master weights)
   DeviceKind device = DeviceKind::auto_detect;  // auto | cpu | cuda
   int64_t threads = 0;                     // intra-op threads (0 = this process's share of the cores)
@@ -30,6 +35,8 @@ struct TrainConfig {
     v("max_time_s", max_time_s);
     v("micro_batch_size", micro_batch_size);
     v("grad_accum_steps", grad_accum_steps);
+    v("batch_warmup_tokens", batch_warmup_tokens);
+    v("batch_warmup_start", batch_warmup_start);
     v("precision", precision);
     v("device", device);
     v("threads", threads);

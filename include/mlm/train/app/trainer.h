@@ -85,6 +85,8 @@ class Trainer {
   model::MaskedLm model_{nullptr};
   std::unique_ptr<TrainingStep> step_;
   std::unique_ptr<LrSchedule> lr_;
+  std::unique_ptr<MaskingRate> masking_rate_;
+  std::unique_ptr<BatchRamp> batch_ramp_;
   std::unique_ptr<RunSchedule> schedule_;
   TrainerState state_;
   std::unique_ptr<masking::BatchStream> batches_;

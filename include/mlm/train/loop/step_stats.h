@@ -23,6 +23,7 @@ struct StepStats {
   int64_t num_masked = 0;   // selected positions
   int64_t pairs = 0;        // sentence pairs (NSP/SOP)
   int64_t tokens = 0;       // non-padding tokens
+  int64_t sequences = 0;    // rows (the global batch; it grows during batch-size warmup)
   double rtd_weight = 0;    // lambda of objective rtd (0: no rtd term)
   double loss_sum = 0, correct = 0, nsp_loss_sum = 0, nsp_correct = 0;
   RtdCounts rtd;            // objective rtd only

@@ -24,7 +24,9 @@
 #include "mlm/train/checkpoint/run_checkpoints.h"
 #include "mlm/train/finetune/probes.h"
 #include "mlm/train/loop/eval_result.h"
+#include "mlm/train/loop/batch_ramp.h"
 #include "mlm/train/loop/lr_schedule.h"
+#include "mlm/train/loop/masking_rate.h"
 #include "mlm/train/loop/run_reporter.h"
 #include "mlm/train/loop/run_schedule.h"
 #include "mlm/train/loop/training_step.h"
@@ -41,6 +43,8 @@ struct LoopParts {
   bool bf16;
   TrainingStep& step;
   const LrSchedule& lr;
+  const MaskingRate& masking_rate;
+  const BatchRamp& batch_ramp;
   const RunSchedule& schedule;
   masking::BatchStream& batches;
   RunCheckpoints& checkpoints;

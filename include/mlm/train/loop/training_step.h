@@ -30,6 +30,7 @@ struct StepBatches {
   double masked = 0;  // selected positions
   double pairs = 0;   // sentence pairs (NSP/SOP)
   double tokens = 0;  // non-padding tokens
+  double sequences = 0;  // rows
 
   explicit StepBatches(std::vector<masking::MaskedBatch> batches);
 };
