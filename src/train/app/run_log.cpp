@@ -14,6 +14,9 @@ RunLog::RunLog(const config::RunConfig& config, bool is_main, std::optional<int6
   if (is_main_) {
     metrics_ = std::make_unique<MetricsLog>(
         std::filesystem::path(config.train.output_dir) / "metrics.jsonl", resumed_step);
+    if (config.logging.tensorboard) {
+      tensorboard_ = std::make_unique<TensorBoardLog>(config.train.output_dir, resumed_step);
+    }
   }
 }
 
@@ -131,6 +134,7 @@ void RunLog::begin_phase(const RunPhase& phase, int64_t phase_count) {
 void RunLog::write_row(nlohmann::json row) {
   if (!phase_name_.empty()) row["phase"] = phase_name_;
   metrics_->write(row);
+  if (tensorboard_) tensorboard_->write(row);
 }
 
 }  // namespace mlm::train

@@ -12,12 +12,15 @@ struct LoggingConfig {
   std::string level = "info";              // trace | debug | info | warn | error (MLM_LOG_LEVEL wins)
   int64_t every_steps = 10;                // a log line and a metrics.jsonl row
   ProgressBar progress_bar = ProgressBar::auto_detect;  // auto (when stderr is a tty) | on | off
+  bool tensorboard = false;                // metrics.jsonl's scalars also as a TensorBoard
+                                           // event file in the run directory
 
   template <class V>
   void visit(V& v) {
     v("level", level);
     v("every_steps", every_steps);
     v("progress_bar", progress_bar);
+    v("tensorboard", tensorboard);
   }
 };
 

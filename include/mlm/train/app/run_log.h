@@ -9,6 +9,7 @@
 #include "mlm/config/run_config.h"
 #include "mlm/train/app/metrics_log.h"
 #include "mlm/train/app/metrics_window.h"
+#include "mlm/train/app/tensorboard_log.h"
 #include "mlm/train/app/progress.h"
 #include "mlm/train/loop/run_phase.h"
 #include "mlm/train/loop/run_reporter.h"
@@ -44,6 +45,7 @@ class RunLog : public RunReporter {
   const config::RunConfig& config_;
   bool is_main_;
   std::unique_ptr<MetricsLog> metrics_;  // rank 0
+  std::unique_ptr<TensorBoardLog> tensorboard_;  // rank 0, with logging.tensorboard
   ProgressLine progress_;
   std::optional<MetricsWindow> window_;  // from started()
   std::string phase_name_;               // "" in an unphased run
