@@ -50,4 +50,29 @@ std::unique_ptr<SequenceSource> open_sequences(const config::DataPlan& plan,
   return std::make_unique<PreparedDataset>(plan, tokenizer, split, resume);
 }
 
+nlohmann::json reshard_position(const std::vector<nlohmann::json>& positions, int rank,
+                                int world_size) {
+  if (positions.empty()) throw CheckpointError("no saved data position to continue from");
+  const nlohmann::json* frontier = nullptr;
+  for (const auto& position : positions) {
+    const std::string kind = position.is_object() ? position.value("kind", "text") : "text";
+    if (kind == "mixture") {
+      throw ConfigError("data.sources: a mixture positions each of its sources for each rank, so its run "
+                            "cannot continue on another world size; resume with the world size it was "
+                            "written with",
+                        "data.sources");
+    }
+    if (!position.is_object() || !position.contains("samples") || !position["samples"].is_number_integer()) {
+      throw CheckpointError("bad saved data position: no global sample counter");
+    }
+    if (!frontier || position["samples"].get<int64_t>() > (*frontier)["samples"].get<int64_t>()) {
+      frontier = &position;
+    }
+  }
+  nlohmann::json resharded = *frontier;
+  resharded["rank"] = rank;
+  resharded["world_size"] = world_size;
+  return resharded;
+}
+
 }  // namespace mlm::data

@@ -206,13 +206,79 @@ TEST(DistEndToEnd, StoppedAndResumedTwoRankRunMatchesTheUninterruptedOne) {
     EXPECT_TRUE(torch::equal(got_weights.at(name), tensor)) << "weight " << name;
   }
 
-  // One process cannot continue what two wrote: refused, naming the world size to use.
+  // One process continues what two wrote only with their global batch: refused, naming it.
   auto alone_args = tiny_args(scratch.path, resumed, 9);
   alone_args.insert(alone_args.end(), {"--resume", "latest"});
   const auto refused = run_alone(alone_args);
   EXPECT_EQ(refused.exit_code, 2) << refused.summary();
-  EXPECT_NE(refused.output.find("WORLD_SIZE=2"), std::string::npos) << refused.summary();
+  EXPECT_NE(refused.output.find("global batch of 16 sequences"), std::string::npos) << refused.summary();
+  EXPECT_NE(refused.output.find("set their product to 16"), std::string::npos) << refused.summary();
 }
+
+// Resume on another world size: a run checkpointed by N ranks continues on M with the same
+// global batch (micro-batch and accumulation set for M), over the same sequences and masks
+// (the one global stream, sharded by sample id), so its losses are the uninterrupted run's up
+// to the order of the gradient sums. Dropout off, fp32, one thread a process; the streaming
+// path and a prepared store.
+class WorldSizeChange : public ::testing::TestWithParam<bool> {};
+
+TEST_P(WorldSizeChange, TwoToOneAndOneToTwoContinueTheUninterruptedRun) {
+  ASSERT_TRUE(fs::exists(mlm_train())) << mlm_train() << " is not built";
+  const bool store = GetParam();
+  Scratch scratch;
+  std::vector<std::string> common = {"model.hidden_dropout_prob=0", "model.attention_probs_dropout_prob=0"};
+  if (store) {
+    // mlm-data prepare writes the store from the tiny corpus with the tiny tokenizer.
+    // A one-step run trains the shared tokenizer the store is tokenized with.
+    const auto trained = run_alone(tiny_args(scratch.path, scratch.path / "prep", 1));
+    ASSERT_EQ(trained.exit_code, 0) << trained.summary();
+    testing::ProcessSpec prepare;
+    prepare.argv = {std::string(MLM_BINARY_DIR) + "/mlm-data", "prepare", "--config",
+                    std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"};
+    for (const auto& a : with(tiny_args(scratch.path, scratch.path / "prep", 1),
+                              {"data.store=" + (scratch.path / "store").string()})) {
+      prepare.argv.push_back(a);
+    }
+    const auto made = testing::run_processes({prepare}, 300).front();
+    ASSERT_EQ(made.exit_code, 0) << made.summary();
+    common.push_back("data.store=" + (scratch.path / "store").string());
+  }
+  auto args = [&](const fs::path& dir, int64_t steps, int64_t micro, bool resume) {
+    auto settings = common;
+    settings.push_back("train.micro_batch_size=" + std::to_string(micro));
+    auto out = with(tiny_args(scratch.path, dir, steps), settings);
+    if (resume) out.insert(out.end(), {"--resume", "latest"});
+    return out;
+  };
+  const fs::path reference = scratch.path / "reference";
+  const auto full = run_alone(args(reference, 6, 16, false));
+  ASSERT_EQ(full.exit_code, 0) << full.summary();
+  const auto want = train_losses(reference);
+  ASSERT_EQ(want.size(), 6u);
+  const auto want_weights = load_weights(checkpoint(reference, 6) / "model.pt");
+
+  for (const bool two_first : {true, false}) {
+    SCOPED_TRACE(two_first ? "2 -> 1" : "1 -> 2");
+    const fs::path dir = scratch.path / (two_first ? "two_then_one" : "one_then_two");
+    const auto first = two_first ? launch_local(2, args(dir, 3, 8, false)) : run_alone(args(dir, 3, 16, false));
+    ASSERT_EQ(first.exit_code, 0) << first.summary();
+    const auto second = two_first ? run_alone(args(dir, 6, 16, true)) : launch_local(2, args(dir, 6, 8, true));
+    ASSERT_EQ(second.exit_code, 0) << second.summary();
+    EXPECT_NE(second.output.find("continuing it on"), std::string::npos) << second.summary();
+    const auto got = train_losses(dir);
+    ASSERT_EQ(got.size(), want.size());
+    for (const auto& [step, loss] : want) {
+      EXPECT_NEAR(got.at(step), loss, 1e-5) << "step " << step;
+      std::printf("[ world size change %s%s ] step %lld: loss %.9f, uninterrupted %.9f\n",
+                  two_first ? "2 -> 1" : "1 -> 2", store ? ", store" : "", static_cast<long long>(step),
+                  got.at(step), loss);
+    }
+    EXPECT_LT(max_abs_difference(want_weights, load_weights(checkpoint(dir, 6) / "model.pt")), 1e-5);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DistEndToEnd, WorldSizeChange, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "PreparedStore" : "Streaming"; });
 
 // The README's torchrun line, with the launcher's own store (TORCHELASTIC_USE_AGENT_STORE),
 // run by the torchrun of the project's venv.

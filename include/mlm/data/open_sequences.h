@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <vector>
 
 #include "mlm/config/data_plan.h"
 #include "mlm/data/sequence_source.h"
@@ -19,5 +20,15 @@ namespace mlm::data {
 std::unique_ptr<SequenceSource> open_sequences(const config::DataPlan& plan,
                                                const text::Tokenizer& tokenizer, Split split,
                                                const nlohmann::json* resume = nullptr);
+
+/// Where rank `rank` of `world_size` continues a train split whose ranks, of another world
+/// size, saved `positions` (each rank's resume_state()) at one optimizer-step boundary. The
+/// streaming path and a prepared store number one global stream whatever the world size,
+/// and at a step boundary every global sequence before the furthest rank's position has been
+/// trained on: that position, labelled with the new rank, is where every new rank goes on
+/// (each taking its own share of what follows). A mixture positions each source per rank:
+/// ConfigError naming data.sources.
+nlohmann::json reshard_position(const std::vector<nlohmann::json>& positions, int rank,
+                                int world_size);
 
 }  // namespace mlm::data

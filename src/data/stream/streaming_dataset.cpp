@@ -98,9 +98,12 @@ void StreamingDataset::check_resume(const DataPosition& resume, size_t file_coun
     throw DataError("data position: file_index " + std::to_string(resume.file_index) +
                     " is out of range");
   }
-  // A rank's position sits just after one of its own sequences (or at the very start).
+  // A rank's position sits just after one of its own sequences, or at a boundary where every
+  // rank's share before it is done (the very start, or the step boundary a run resumed on
+  // another world size continues from, reshard_position()).
+  const bool boundary = resume.samples % world_size_ == 0;
   if (resume.samples < 0 || resume.chunk_emitted < 0 ||
-      (resume.samples > 0 && (resume.samples - 1) % world_size_ != rank_)) {
+      (!boundary && (resume.samples - 1) % world_size_ != rank_)) {
     throw DataError("data position: samples " + std::to_string(resume.samples) +
                     " is not a position of rank " + std::to_string(rank_) + " of " +
                     std::to_string(world_size_));

@@ -1,6 +1,8 @@
 #include "mlm/train/checkpoint/run_checkpoints.h"
 
 #include "mlm/config/config_loader.h"
+#include "mlm/config/phases.h"
+#include "mlm/data/open_sequences.h"
 #include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/train/checkpoint/config_diff.h"
 #include "mlm/train/checkpoint/rng_state.h"
@@ -111,6 +113,34 @@ fs::path RunCheckpoints::save(const CheckpointContents& contents) {
   return written;
 }
 
+void RunCheckpoints::require_same_global_batch(const config::RunConfig& saved_config,
+                                               const TrainerState& state, const fs::path& dir) const {
+  const int world = comm_->world_size();
+  if (state.phase >= config::phase_count(saved_config) || state.phase >= config::phase_count(config_)) {
+    throw CheckpointError((dir / "trainer_state.json").string() + ": phase " + std::to_string(state.phase) +
+                          " is not in the run's phases");
+  }
+  const auto& then = config::phase_config(saved_config, state.phase).train;
+  const auto& now = config::phase_config(config_, state.phase).train;
+  const int64_t saved_batch = then.micro_batch_size * then.grad_accum_steps * state.world_size;
+  const int64_t batch = now.micro_batch_size * now.grad_accum_steps * world;
+  if (batch == saved_batch) return;
+  const std::string written = "cannot resume " + dir.string() + " on " + std::to_string(world) +
+                              " rank(s): it was written by " + std::to_string(state.world_size) +
+                              " with a global batch of " + std::to_string(saved_batch) + " sequences";
+  if (saved_batch % world != 0) {
+    throw ConfigError(written + ", which " + std::to_string(world) +
+                          " ranks cannot split evenly; resume on a world size that divides it",
+                      "distributed");
+  }
+  throw ConfigError(written + ", this run's is " + std::to_string(world) + " x train.micro_batch_size " +
+                        std::to_string(now.micro_batch_size) + " x train.grad_accum_steps " +
+                        std::to_string(now.grad_accum_steps) + " = " + std::to_string(batch) +
+                        "; set their product to " + std::to_string(saved_batch / world) +
+                        " to continue the same run",
+                    "train.micro_batch_size");
+}
+
 std::optional<fs::path> RunCheckpoints::resolve_resume() const {
   if (resume_.empty()) return std::nullopt;
   const fs::path checkpoints = checkpoints_dir();
@@ -176,14 +206,8 @@ nlohmann::json RunCheckpoints::resume_from(const fs::path& dir,
 
   const fs::path state_path = dir / "trainer_state.json";
   auto state = TrainerState::load(state_path);
-  if (state.world_size != comm_->world_size()) {
-    throw ConfigError("cannot resume " + dir.string() + " with " +
-                          std::to_string(comm_->world_size()) + " rank(s): it was written by " +
-                          std::to_string(state.world_size) +
-                          " and each rank's data position belongs to its shard; relaunch with "
-                          "WORLD_SIZE=" + std::to_string(state.world_size),
-                      "distributed");
-  }
+  const bool resharded = state.world_size != comm_->world_size();
+  if (resharded) require_same_global_batch(saved_config, state, dir);
 
   model::load_model_pt(contents.model, (dir / "model.pt").string());
   const fs::path optimizer_path = dir / "optimizer.pt";
@@ -195,12 +219,24 @@ nlohmann::json RunCheckpoints::resume_from(const fs::path& dir,
     throw CheckpointError(optimizer_path.string() + ": cannot load the optimizer state: " +
                           first_line(e.what()));
   }
-  const auto& mine = state.ranks[static_cast<size_t>(comm_->rank())];
-  restore_rng_state(mine.rng, state_path.string());
-  if (!mine.data_position.is_object()) {
+  nlohmann::json position;
+  const auto rank = static_cast<size_t>(comm_->rank());
+  if (!resharded) {
+    restore_rng_state(state.ranks[rank].rng, state_path.string());
+    position = state.ranks[rank].data_position;
+  } else {
+    // Every new rank continues the one global stream at the step boundary; a rank the
+    // checkpoint had keeps its dropout stream, a new one keeps the stream train.seed gave it.
+    std::vector<nlohmann::json> positions;
+    for (const auto& saved : state.ranks) positions.push_back(saved.data_position);
+    position = data::reshard_position(positions, comm_->rank(), comm_->world_size());
+    if (rank < state.ranks.size()) restore_rng_state(state.ranks[rank].rng, state_path.string());
+    log::info("ckpt", "{} was written by {} rank(s); continuing it on {}: the same global batch, "
+              "sequences and masks", dir.string(), state.world_size, comm_->world_size());
+  }
+  if (!position.is_object()) {
     throw CheckpointError(state_path.string() + ": bad data position: expected a JSON object");
   }
-  nlohmann::json position = mine.data_position;
 
   contents.state = std::move(state);
   resumed_step_ = contents.state.step;

@@ -44,7 +44,9 @@ class RunCheckpoints {
 
   /// Resumes from the checkpoint the mode names, when there is one: restores the weights, the
   /// optimizer, this rank's RNG and the trainer state into `contents` and returns this rank's
-  /// data position. A new run returns nullopt, after refusing a directory that already holds
+  /// data position. A checkpoint of another world size continues with the same global batch:
+  /// each rank's position is the saved step boundary of the one global stream
+  /// (data::reshard_position), each rank's RNG the saved one of its rank where there was one. A new run returns nullopt, after refusing a directory that already holds
   /// complete checkpoints. Throws ConfigError / CheckpointError / UsageError. Collective.
   std::optional<nlohmann::json> resume_or_refuse(const CheckpointContents& contents);
 
@@ -68,6 +70,10 @@ class RunCheckpoints {
   std::filesystem::path checkpoints_dir() const { return output_dir_ / "checkpoints"; }
   std::optional<std::filesystem::path> resolve_resume() const;
   void refuse_existing_checkpoints() const;
+  /// A checkpoint of another world size continues only with its global batch (sequences per
+  /// optimizer step): ConfigError saying which product of the batch keys makes it.
+  void require_same_global_batch(const config::RunConfig& saved_config, const TrainerState& state,
+                                 const std::filesystem::path& dir) const;
 
   const config::RunConfig& config_;
   std::shared_ptr<dist::Communicator> comm_;
