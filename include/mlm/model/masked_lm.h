@@ -77,9 +77,11 @@ class MaskedLmImpl : public torch::nn::Module {
   /// are one CheckpointError naming `origin_for_errors`; padded vocabulary rows are reset to 0.
   virtual void load_hf_state_dict(const TensorDict& state, const std::string& origin_for_errors) = 0;
 
-  /// The RoPE bases of the global and the sliding-window layers, which a phase of a run may
-  /// change (context extension); the validation allows it for rotary architectures only.
-  virtual void set_rope_theta(double global_theta, double local_theta) {}
+  /// The model settings a phase of a run may change (config/phases.h): activation
+  /// checkpointing, and a rotary architecture's RoPE bases (context extension).
+  virtual void apply_phase_settings(const config::ModelConfig& phase) {
+    config_.activation_checkpointing = phase.activation_checkpointing;
+  }
 
   virtual bool has_nsp_head() const { return false; }
   /// A generator and a discriminator (objective rtd): forward() fills the rtd_* outputs.

@@ -4,7 +4,8 @@ namespace mlm::model {
 namespace F = torch::nn::functional;
 
 BertModelImpl::BertModelImpl(const config::ModelConfig& c, int64_t padded_vocab, int64_t pad_id,
-                             bool with_pooler) {
+                             bool with_pooler)
+    : checkpoint_layers(c.activation_checkpointing) {
   embeddings = register_module("embeddings", BertEmbeddings(c, padded_vocab, pad_id));
   auto encoder = add_container(*this, "encoder");
   layers = encoder->register_module("layer", torch::nn::ModuleList());
@@ -26,7 +27,7 @@ torch::Tensor BertModelImpl::forward_at(const torch::Tensor& input_ids,
                                         const torch::Tensor& attention_bias,
                                         const torch::Tensor& positions, const TokenLayout& layout) {
   const auto rows = layout.unpad(embeddings(input_ids, token_type_ids));
-  auto x = run_bert_layers(layers, rows, attention_bias, layout, positions);
+  auto x = run_bert_layers(layers, rows, attention_bias, layout, positions, checkpoint_layers);
   if (final_layer_norm) x = final_layer_norm(x);
   return x;
 }

@@ -1,5 +1,7 @@
 #include "mlm/model/bert/encoder_layer.h"
 
+#include "mlm/model/checkpointed_layer.h"
+
 #include <torch/version.h>
 
 #include <cmath>
@@ -76,14 +78,26 @@ torch::Tensor BertLayerImpl::run(const torch::Tensor& x, const torch::Tensor& at
 
 torch::Tensor run_bert_layers(torch::nn::ModuleList layers, torch::Tensor rows,
                               const torch::Tensor& attention_bias, const TokenLayout& layout,
-                              const torch::Tensor& positions) {
+                              const torch::Tensor& positions, bool checkpoint) {
   TORCH_CHECK(!layers->is_empty(), "an encoder needs at least one layer");
   const auto last = layers->size() - 1;
-  for (size_t i = 0; i < last; ++i) rows = layers[i]->as<BertLayer>()->forward(rows, attention_bias, layout);
-  auto& final_layer = *layers[last]->as<BertLayer>();
-  // The sparse last layer gathers its queries by position, from the padded batch.
-  if (positions.defined()) return final_layer.forward_at(layout.pad(rows), attention_bias, positions);
-  return layout.pad(final_layer.forward(rows, attention_bias, layout));
+  for (size_t i = 0; i <= last; ++i) {
+    auto* layer = layers[i]->as<BertLayer>();
+    // By value: a checkpointed layer runs again in the backward pass, after this returns.
+    std::function<torch::Tensor(const torch::Tensor&)> run_layer;
+    if (i == last && positions.defined()) {
+      // The sparse last layer gathers its queries by position, from the padded batch.
+      run_layer = [layer, attention_bias, layout, positions](const torch::Tensor& x) {
+        return layer->forward_at(layout.pad(x), attention_bias, positions);
+      };
+    } else {
+      run_layer = [layer, attention_bias, layout](const torch::Tensor& x) {
+        return layer->forward(x, attention_bias, layout);
+      };
+    }
+    rows = checkpoint ? checkpointed_layer(run_layer, rows) : run_layer(rows);
+  }
+  return positions.defined() ? rows : layout.pad(rows);
 }
 
 }  // namespace mlm::model

@@ -29,7 +29,8 @@ config::ModelConfig generator_config(const config::ModelConfig& c) {
   return g;
 }
 
-ElectraBodyImpl::ElectraBodyImpl(const config::ModelConfig& c, int64_t embedding_size) {
+ElectraBodyImpl::ElectraBodyImpl(const config::ModelConfig& c, int64_t embedding_size)
+    : checkpoint_layers(c.activation_checkpointing) {
   if (embedding_size != c.hidden_size)
     embeddings_project = register_module("embeddings_project", torch::nn::Linear(embedding_size, c.hidden_size));
   layers = add_container(*this, "encoder")->register_module("layer", torch::nn::ModuleList());
@@ -40,7 +41,7 @@ torch::Tensor ElectraBodyImpl::forward(const torch::Tensor& embedded, const torc
                                        const TokenLayout& layout, const torch::Tensor& positions) {
   auto rows = layout.unpad(embedded);
   if (embeddings_project) rows = linear(embeddings_project, rows);
-  return run_bert_layers(layers, rows, attention_bias, layout, positions);
+  return run_bert_layers(layers, rows, attention_bias, layout, positions, checkpoint_layers);
 }
 
 // ---- the generator ----------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 #include "mlm/model/modernbert/modernbert.h"
 
+#include "mlm/model/checkpointed_layer.h"
 #include "mlm/model/kernels/dropout.h"
 
 #include <cmath>
@@ -13,6 +14,7 @@ ModernBertModelImpl::ModernBertModelImpl(const config::ModelConfig& c, int64_t p
       global_theta_(c.global_rope_theta),
       local_theta_(c.local_rope_theta),
       embedding_dropout_(c.embedding_dropout) {
+  checkpoint_layers = c.activation_checkpointing;
   auto embeddings = add_container(*this, "embeddings");
   tok_embeddings = embeddings->register_module(
       "tok_embeddings", nn::Embedding(nn::EmbeddingOptions(padded_vocab, c.hidden_size).padding_idx(pad_id)));
@@ -41,11 +43,23 @@ torch::Tensor ModernBertModelImpl::run(const torch::Tensor& input_ids, const Mod
     const bool global = is_global(i);
     const auto& bias = global ? masks.global : local;
     const auto& rotary = global ? global_rotary : local_rotary;
+    const bool banded = !global && masks.banded;
+    std::function<torch::Tensor(const torch::Tensor&)> run_layer;
     if (i == last && positions.defined()) {
       // The sparse last layer gathers its queries by position, from the padded batch.
-      return final_norm(layer.forward_at(layout.pad(x), bias, rotary, positions));
+      run_layer = [&layer, bias, rotary, positions, layout](const torch::Tensor& rows) {
+        return layer.forward_at(layout.pad(rows), bias, rotary, positions);
+      };
+    } else {
+      // By value: a checkpointed layer runs again in the backward pass, after this returns.
+      std::optional<BandedWindow> window;
+      if (banded) window = *masks.banded;
+      run_layer = [&layer, bias, rotary, window, layout](const torch::Tensor& rows) {
+        return layer.forward(rows, bias, rotary, window ? &*window : nullptr, layout);
+      };
     }
-    x = layer.forward(x, bias, rotary, !global && masks.banded ? &*masks.banded : nullptr, layout);
+    x = checkpoint_layers ? checkpointed_layer(run_layer, x) : run_layer(x);
+    if (i == last && positions.defined()) return final_norm(x);
   }
   return layout.pad(final_norm(x));
 }
@@ -57,6 +71,14 @@ torch::Tensor ModernBertModelImpl::forward(const torch::Tensor& input_ids, const
 torch::Tensor ModernBertModelImpl::forward_at(const torch::Tensor& input_ids, const ModernBertMasks& masks,
                                               const torch::Tensor& positions) {
   return run(input_ids, masks, positions);
+}
+
+void ModernBertForMaskedLMImpl::apply_phase_settings(const config::ModelConfig& phase) {
+  MaskedLmImpl::apply_phase_settings(phase);
+  model->set_rope_theta(phase.global_rope_theta, phase.local_rope_theta);
+  model->checkpoint_layers = phase.activation_checkpointing;
+  config_.global_rope_theta = phase.global_rope_theta;
+  config_.local_rope_theta = phase.local_rope_theta;
 }
 
 ModernBertForMaskedLMImpl::ModernBertForMaskedLMImpl(const config::ModelConfig& c, int64_t vocab_size,

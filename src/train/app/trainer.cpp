@@ -73,7 +73,7 @@ void Trainer::enter_phase(RunPhase phase) {
   masking_rate_ = std::make_unique<MaskingRate>(config.masking, phase_.start_step,
                                                 phase_length(config_, phase_, comm_->world_size()));
   batch_ramp_ = std::make_unique<BatchRamp>(config.train, comm_->world_size());
-  model_->set_rope_theta(config.model.global_rope_theta, config.model.local_rope_theta);
+  model_->apply_phase_settings(config.model);
   state_.phase = phase_.index;
   state_.phase_name = phase_.name;
   state_.phase_start_step = phase_.start_step;

@@ -101,7 +101,7 @@ bool is_architecture_key(const std::string& key) {
       "model.initializer_range",   "model.init_from",
       "model.sparse_head",         "model.attend_across_documents",
       "model.embedding_dropout",   "model.mlp_dropout",
-      "model.initializer_cutoff_factor",
+      "model.initializer_cutoff_factor", "model.activation_checkpointing",
   };
   if (key.rfind("model.", 0) == 0) {
     for (const char* free_key : kFree) {

@@ -34,6 +34,8 @@ struct ModelConfig {
   Objective objective = Objective::mlm;    // mlm | nsp | sop (adds pooler + 2-way head) |
                                            // rtd (electra: generator + discriminator, below)
   bool sparse_head = true;                 // MLM head on selected positions only
+  bool activation_checkpointing = false;   // keep each layer's input only and recompute the
+                                           // layer in the backward pass (long sequences)
   bool attend_across_documents = true;     // false: a token attends only to its own document
                                            // of a packed sequence (block-diagonal mask)
   std::string init_from;                   // HF-format model directory to start from (rtd:
@@ -90,6 +92,7 @@ struct ModelConfig {
     v("pad_vocab_multiple", pad_vocab_multiple);
     v("objective", objective);
     v("sparse_head", sparse_head);
+    v("activation_checkpointing", activation_checkpointing);
     v("attend_across_documents", attend_across_documents);
     v("init_from", init_from);
     v("embedding_size", embedding_size);

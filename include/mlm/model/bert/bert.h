@@ -56,6 +56,7 @@ struct BertModelImpl : torch::nn::Module {
   torch::nn::ModuleList layers{nullptr};        // "encoder.layer"
   LayerNorm final_layer_norm{nullptr};          // "encoder.final_layer_norm", pre-LN only
   torch::nn::Linear pooler_dense{nullptr};      // "pooler.dense", nsp/sop only
+  bool checkpoint_layers = false;               // model.activation_checkpointing
 };
 TORCH_MODULE(BertModel);
 
@@ -72,6 +73,10 @@ class BertForPreTrainingImpl : public MaskedLmImpl {
   TensorDict hf_state_dict() override;
   TensorDict hf_gradients() override;
   void load_hf_state_dict(const TensorDict& state, const std::string& origin_for_errors) override;
+  void apply_phase_settings(const config::ModelConfig& phase) override {
+    MaskedLmImpl::apply_phase_settings(phase);
+    bert->checkpoint_layers = phase.activation_checkpointing;
+  }
   bool has_nsp_head() const override { return !seq_relationship.is_empty(); }
 
   BertModel bert{nullptr};

@@ -58,9 +58,9 @@ TORCH_MODULE(BertLayer);
 /// `rows` in `layout` ([B,S,H], or the real tokens' [T,H] when unpadded) through every
 /// BertLayer of `layers`, giving [B,S,H] (zeros at the padding when unpadded); with
 /// `positions` defined the last layer runs at those positions only (BertLayerImpl::forward_at),
-/// giving [B,R,H].
+/// giving [B,R,H]. `checkpoint`: each layer checkpointed (checkpointed_layer.h).
 torch::Tensor run_bert_layers(torch::nn::ModuleList layers, torch::Tensor rows,
                               const torch::Tensor& attention_bias, const TokenLayout& layout,
-                              const torch::Tensor& positions = {});
+                              const torch::Tensor& positions = {}, bool checkpoint = false);
 
 }  // namespace mlm::model

@@ -50,6 +50,7 @@ struct ElectraBodyImpl : torch::nn::Module {
 
   torch::nn::Linear embeddings_project{nullptr};
   torch::nn::ModuleList layers{nullptr};  // "encoder.layer"
+  bool checkpoint_layers = false;         // model.activation_checkpointing
 };
 TORCH_MODULE(ElectraBody);
 
@@ -69,6 +70,10 @@ class ElectraForMaskedLMImpl : public MaskedLmImpl {
   TensorDict hf_state_dict() override;
   TensorDict hf_gradients() override;
   void load_hf_state_dict(const TensorDict& state, const std::string& origin_for_errors) override;
+  void apply_phase_settings(const config::ModelConfig& phase) override {
+    MaskedLmImpl::apply_phase_settings(phase);
+    body->checkpoint_layers = phase.activation_checkpointing;
+  }
 
   /// The logits [M, padded_vocab] of the selected positions of `inputs`, the embeddings
   /// [B,S,E] already made; the last layer runs on those positions only under sparse_head.
@@ -111,6 +116,11 @@ class ElectraForPreTrainingImpl : public MaskedLmImpl {
   TensorDict hf_state_dict() override;
   TensorDict hf_gradients() override;
   void load_hf_state_dict(const TensorDict& state, const std::string& origin_for_errors) override;
+  void apply_phase_settings(const config::ModelConfig& phase) override {
+    MaskedLmImpl::apply_phase_settings(phase);
+    generator->apply_phase_settings(phase);
+    discriminator->checkpoint_layers = phase.activation_checkpointing;
+  }
   bool has_rtd() const override { return true; }
 
   bool gdes() const { return word_embeddings_delta.defined(); }

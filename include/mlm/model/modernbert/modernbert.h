@@ -49,6 +49,7 @@ struct ModernBertModelImpl : torch::nn::Module {
     global_theta_ = global_theta;
     local_theta_ = local_theta;
   }
+  bool checkpoint_layers = false;  // model.activation_checkpointing
 
   torch::nn::Embedding tok_embeddings{nullptr};  // "embeddings.tok_embeddings"
   LayerNorm embedding_norm{nullptr};             // "embeddings.norm"
@@ -77,11 +78,7 @@ class ModernBertForMaskedLMImpl : public MaskedLmImpl {
   TensorDict hf_state_dict() override;
   TensorDict hf_gradients() override;
   void load_hf_state_dict(const TensorDict& state, const std::string& origin_for_errors) override;
-  void set_rope_theta(double global_theta, double local_theta) override {
-    model->set_rope_theta(global_theta, local_theta);
-    config_.global_rope_theta = global_theta;
-    config_.local_rope_theta = local_theta;
-  }
+  void apply_phase_settings(const config::ModelConfig& phase) override;
 
   /// The masks of `inputs`: the global bias (padding, documents), and for the sliding-window
   /// layers the window ANDed with the same: block by block when that pays, over all S keys
