@@ -43,7 +43,7 @@ model::MlmOutput forward_batch(model::MaskedLm model,
 TrainingStep::TrainingStep(model::MaskedLm model, const config::RunConfig& config,
                            std::shared_ptr<dist::Communicator> comm, bool bf16)
     : model_(std::move(model)),
-      optimizer_(make_adamw(*model_, config.optim)),
+      optimizer_(make_optimizer(*model_, config.optim)),
       params_(split_parameters(*model_).all()),
       comm_(std::move(comm)),
       device_(comm_->device()),
