@@ -353,6 +353,35 @@ void validate_data(const DataConfig& d, const ModelConfig& m) {
   at_least("data.prefetch_sequences", d.prefetch_sequences, 1);
 }
 
+// A key of one optimizer set under another would silently do nothing, so it is refused (a
+// default value is let through: it changes nothing, and dumped configs hold every key).
+void validate_optimizer_keys(const OptimConfig& o) {
+  const OptimConfig defaults;
+  const auto only_for = [&](OptimizerType owner, const std::string& key, bool value, bool fallback) {
+    if (o.type == owner || value == fallback) return;
+    fail(key, value ? "true" : "false",
+         "applies only to optim.type: " + std::string(to_string(owner)) + ", and optim.type is " +
+             std::string(to_string(o.type)) + ": set optim.type: " + std::string(to_string(owner)) +
+             " or remove the key");
+  };
+  only_for(OptimizerType::lamb, "optim.lamb_bias_correction", o.lamb_bias_correction,
+           defaults.lamb_bias_correction);
+  only_for(OptimizerType::lamb, "optim.lamb_adapt_no_decay", o.lamb_adapt_no_decay,
+           defaults.lamb_adapt_no_decay);
+  only_for(OptimizerType::stable_adamw, "optim.stable_adamw_decouple_lr",
+           o.stable_adamw_decouple_lr, defaults.stable_adamw_decouple_lr);
+  // Fully decoupled decay is not shrunk by the learning rate: AdamW's 0.01 would take 1% of
+  // every weight at every peak step (optimi warns from 1e-3 on).
+  constexpr double kMaxDecoupledDecay = 1e-3;
+  if (o.type == OptimizerType::stable_adamw && o.stable_adamw_decouple_lr &&
+      o.weight_decay >= kMaxDecoupledDecay) {
+    fail("optim.weight_decay", number(o.weight_decay),
+         "is the decay per step at the peak under optim.stable_adamw_decouple_lr (not scaled by "
+         "the learning rate) and must be < 1e-3: ModernBERT uses 1e-5; lower it or set "
+         "optim.stable_adamw_decouple_lr: false");
+  }
+}
+
 void validate_optim(const OptimConfig& o) {
   positive("optim.learning_rate", o.learning_rate);
   for (double beta : o.betas) {
@@ -364,6 +393,7 @@ void validate_optim(const OptimConfig& o) {
   positive("optim.eps", o.eps);
   non_negative("optim.weight_decay", o.weight_decay);
   non_negative("optim.max_grad_norm", o.max_grad_norm, " (0 = no clipping)");
+  validate_optimizer_keys(o);
 }
 
 // decay_steps, decay_ratio and decay_shape shape wsd's final decay; set with another decay

@@ -85,6 +85,15 @@ TEST(ConfigCli, MisspelledKeyInSet) {
                               "did you mean 'optim.learning_rate'?"});
 }
 
+TEST(ConfigCli, KeyOfAnotherOptimizer) {
+  TempDir dir;
+  const CliRun run = mlm_train(dir, {"--config", shipped("tiny"), "--set", "optim.type=stable_adamw",
+                                     "--set", "optim.weight_decay=1e-5", "--set",
+                                     "optim.lamb_adapt_no_decay=true", "--print-config"});
+  expect_one_line_error(run, {"optim.lamb_adapt_no_decay (true) applies only to optim.type: lamb",
+                              "(from --set 'optim.lamb_adapt_no_decay=true')"});
+}
+
 TEST(ConfigCli, MissingFile) {
   TempDir dir;
   const auto path = (dir.path() / "missing.yaml").string();

@@ -261,6 +261,9 @@ TEST(LoadTypes, Enum) {
                       "schedule.decay_shape",
                       "expected one of linear, one_minus_sqrt, got 'one_minus_sqr'",
                       "(did you mean 'one_minus_sqrt'?)");
+  EXPECT_CONFIG_ERROR(from_yaml("optim:\n  type: adam\n"), "optim.type",
+                      "x.yaml:2: optim.type: expected one of adamw, lamb, stable_adamw, got 'adam'",
+                      "(did you mean 'adamw'?)");
   EXPECT_CONFIG_ERROR(from_yaml("train:\n  precision: [bf16]\n"), "train.precision",
                       "expected one of auto, fp32, bf16, got a list");
   EXPECT_EQ(from_yaml("data:\n  format: auto\n").data.format, DataFormat::auto_detect);
@@ -359,6 +362,23 @@ TEST(LoadValidation, FromSetSaysSo) {
                       "model.hidden_size", "x.yaml: model.hidden_size (770)",
                       "model.num_attention_heads (12)",
                       "(from --set 'model.hidden_size=770')");
+}
+
+TEST(LoadValidation, KeyOfAnotherOptimizerIsNamedWithItsLine) {
+  EXPECT_CONFIG_ERROR(from_yaml("optim:\n  type: stable_adamw\n  weight_decay: 1.0e-5\n"
+                                "  lamb_bias_correction: false\n"),
+                      "optim.lamb_bias_correction",
+                      "x.yaml:4: optim.lamb_bias_correction (false) applies only to optim.type: "
+                      "lamb, and optim.type is stable_adamw");
+  EXPECT_CONFIG_ERROR(from_yaml("optim:\n  type: lamb\n", {"optim.stable_adamw_decouple_lr=false"}),
+                      "optim.stable_adamw_decouple_lr",
+                      "optim.stable_adamw_decouple_lr (false) applies only to optim.type: stable_adamw",
+                      "(from --set 'optim.stable_adamw_decouple_lr=false')");
+  // Its own keys, and another's at their defaults (as a dumped config holds them), load.
+  const auto lamb = from_yaml("optim:\n  type: lamb\n  lamb_adapt_no_decay: true\n"
+                              "  stable_adamw_decouple_lr: true\n");
+  EXPECT_EQ(lamb.optim.type, OptimizerType::lamb);
+  EXPECT_TRUE(lamb.optim.lamb_adapt_no_decay);
 }
 
 }  // namespace

@@ -220,6 +220,30 @@ std::vector<Rule> rules() {
        "optim.weight_decay", {"optim.weight_decay (-0.01) must be >= 0"}},
       {"max_grad_norm", [](RunConfig& c) { c.optim.max_grad_norm = -1; },
        "optim.max_grad_norm", {"(-1) must be >= 0", "0 = no clipping"}},
+      {"lamb_key_under_adamw", [](RunConfig& c) { c.optim.lamb_bias_correction = false; },
+       "optim.lamb_bias_correction",
+       {"optim.lamb_bias_correction (false) applies only to optim.type: lamb, and optim.type is "
+        "adamw: set optim.type: lamb or remove the key"}},
+      {"lamb_key_under_stable_adamw", [](RunConfig& c) {
+         c.optim.type = OptimizerType::stable_adamw;
+         c.optim.weight_decay = 1e-5;
+         c.optim.lamb_adapt_no_decay = true;
+       },
+       "optim.lamb_adapt_no_decay",
+       {"optim.lamb_adapt_no_decay (true) applies only to optim.type: lamb", "is stable_adamw"}},
+      {"stable_adamw_key_under_lamb", [](RunConfig& c) {
+         c.optim.type = OptimizerType::lamb;
+         c.optim.stable_adamw_decouple_lr = false;
+       },
+       "optim.stable_adamw_decouple_lr",
+       {"optim.stable_adamw_decouple_lr (false) applies only to optim.type: stable_adamw",
+        "is lamb"}},
+      {"decoupled_weight_decay_too_large", [](RunConfig& c) {
+         c.optim.type = OptimizerType::stable_adamw;  // weight_decay stays AdamW's 0.01
+       },
+       "optim.weight_decay",
+       {"optim.weight_decay (0.01) is the decay per step at the peak", "must be < 1e-3",
+        "ModernBERT uses 1e-5", "optim.stable_adamw_decouple_lr: false"}},
       // schedule
       {"warmup_steps", [](RunConfig& c) { c.schedule.warmup_steps = -1; },
        "schedule.warmup_steps", {"schedule.warmup_steps (-1) must be >= 0"}},
@@ -431,6 +455,19 @@ TEST(Validate, AcceptsEdgeValues) {
       [](RunConfig& c) { c.optim.betas = {0.0, 0.999999}; },
       [](RunConfig& c) { c.optim.weight_decay = 0; },
       [](RunConfig& c) { c.optim.max_grad_norm = 0; },
+      [](RunConfig& c) {  // each optimizer's own keys, changed under it
+        c.optim.type = OptimizerType::lamb;
+        c.optim.lamb_bias_correction = false;
+        c.optim.lamb_adapt_no_decay = true;
+      },
+      [](RunConfig& c) {
+        c.optim.type = OptimizerType::stable_adamw;
+        c.optim.weight_decay = 0.0009;
+      },
+      [](RunConfig& c) {  // not decoupled: AdamW's weight decay is fine
+        c.optim.type = OptimizerType::stable_adamw;
+        c.optim.stable_adamw_decouple_lr = false;
+      },
       [](RunConfig& c) { c.schedule.min_lr_ratio = 1.0; },
       [](RunConfig& c) { c.schedule.warmup_ratio = 0.999; },
       [](RunConfig& c) { c.schedule.decay = DecayKind::wsd; },  // wsd's defaults fit

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <sstream>
 
 #include "mlm/model/bert/bert.h"
 #include "mlm/train/loop/grad_clip.h"
@@ -123,7 +124,7 @@ TEST(Optimizer, FusedStepsEqualTorchAdamW) {
   EXPECT_LT(max_difference(), 5e-6);
   // The state a checkpoint saves is torch::optim::AdamW's (its step count written from the
   // device's, as save() does).
-  fused->publish_step_counts();
+  fused->publish_state();
   const auto& state = static_cast<torch::optim::AdamWParamState&>(
       *fused->state().at(fused_net->parameters()[0].unsafeGetTensorImpl()));
   EXPECT_EQ(state.step(), 20);
@@ -169,7 +170,7 @@ struct Snapshot {
 };
 
 int64_t step_count(FusedAdamW& optimizer, const torch::Tensor& param) {
-  optimizer.publish_step_counts();
+  optimizer.publish_state();
   return static_cast<const torch::optim::AdamWParamState&>(
              *optimizer.state().at(param.unsafeGetTensorImpl()))
       .step();
@@ -251,6 +252,30 @@ TEST(Optimizer, SavedAndLoadedStepCountsAreTheDevicesAfterSkippedSteps) {
   EXPECT_TRUE(Snapshot(loaded.params, *loaded.adamw) == Snapshot(saved.params, *saved.adamw));
   EXPECT_EQ(step_count(*loaded.adamw, loaded.params[1]), 4);
   EXPECT_EQ(step_count(*saved.adamw, saved.params[1]), 4);
+}
+
+TEST(Optimizer, AdamWArchiveIsTorchAdamWsByteForByte) {
+  // optim.type adamw writes what torch::optim::AdamW writes for the same state, so its
+  // checkpoints are the ones written before the optimizer types existed.
+  TwoParams run;
+  run.step(30, 1.0, 0);
+  run.step(31, 2.0, 1);
+  run.step(32, 1.0, 0);
+  std::ostringstream fused_bytes;
+  torch::save(*run.adamw, fused_bytes);
+
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(std::vector<torch::Tensor>{run.params[0]},
+                      std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(0.1).weight_decay(0.1)));
+  groups.emplace_back(std::vector<torch::Tensor>{run.params[1]},
+                      std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(0.1).weight_decay(0.0)));
+  torch::optim::AdamW plain(std::move(groups), torch::optim::AdamWOptions(0.1));
+  std::istringstream in(fused_bytes.str());
+  torch::load(plain, in);
+  std::ostringstream plain_bytes;
+  torch::save(plain, plain_bytes);
+  EXPECT_EQ(fused_bytes.str(), plain_bytes.str());
+  EXPECT_EQ(step_count(*run.adamw, run.params[0]), 2);
 }
 
 TEST(GradClip, DeviceDivisorIsTheHostDivisorBitForBit) {

@@ -33,7 +33,7 @@ struct Held {  // what one run would own
 };
 
 /// Each parameter's first-moment sum, sorted (the state map is keyed by tensor addresses).
-std::vector<double> moment_sums(torch::optim::AdamW& optimizer) {
+std::vector<double> moment_sums(torch::optim::Optimizer& optimizer) {
   std::vector<double> sums;
   for (const auto& [key, state] : optimizer.state()) {
     const auto& adamw = static_cast<const torch::optim::AdamWParamState&>(*state);

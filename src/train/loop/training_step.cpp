@@ -44,7 +44,7 @@ model::MlmOutput forward_batch(model::MaskedLm model,
 TrainingStep::TrainingStep(model::MaskedLm model, const config::RunConfig& config,
                            std::shared_ptr<dist::Communicator> comm, bool bf16)
     : model_(std::move(model)),
-      optimizer_(make_adamw(*model_, config.optim)),
+      optimizer_(make_optimizer(*model_, config.optim)),
       params_(split_parameters(*model_).all()),
       comm_(std::move(comm)),
       device_(comm_->device()),
@@ -59,8 +59,7 @@ TrainingStep::TrainingStep(model::MaskedLm model, const config::RunConfig& confi
 TrainingStep::~TrainingStep() = default;
 
 void TrainingStep::take_optimizer_state(TrainingStep& previous) {
-  previous.optimizer_->publish_step_counts();  // the step counts the kernel kept on the device
-  optimizer_->state() = std::move(previous.optimizer_->state());
+  optimizer_->take_state_from(*previous.optimizer_);
 }
 
 void TrainingStep::synchronize() const {

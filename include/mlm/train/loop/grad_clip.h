@@ -1,7 +1,7 @@
 #pragma once
 // Global-norm gradient clipping, as torch.nn.utils.clip_grad_norm_: the norm of all gradients
 // together; when it exceeds max_norm every gradient is scaled by max_norm / (norm + 1e-6).
-// The training step folds that scale into the optimizer's kernel (FusedAdamW::step_scaled)
+// The training step folds that scale into the optimizer's kernel (TrainingOptimizer::step_scaled)
 // instead of a pass over every gradient, the norm never leaving the device; clip_grad_norm
 // does it in place.
 #include <torch/torch.h>

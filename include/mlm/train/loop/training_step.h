@@ -3,8 +3,9 @@
 //   collect_step      the step's micro-batches (train.grad_accum_steps of them);
 //   forward_backward  each micro-batch's loss divided by the masked count of the whole step on
 //                     all ranks, so accumulation and data parallelism equal one big batch;
-//   apply_update      gradients summed across ranks, clipped to optim.max_grad_norm, then an
-//                     AdamW step, or none (skipped) when the loss or the norm is not finite.
+//   apply_update      gradients summed across ranks, clipped to optim.max_grad_norm, then a
+//                     step of optim.type, or none (skipped) when the loss or the norm is not
+//                     finite.
 // Nothing in a step waits for the device: the loss sums, the norm, the clip divisor and the
 // skip decision are tensors the optimizer's kernel reads there, and the step's statistics stay
 // there until the loop reads them (step_stats.h).
@@ -55,7 +56,7 @@ using GradientHook =
 
 class TrainingStep {
  public:
-  /// AdamW over the model's parameters (optim.*); with more than one rank in `comm`, their
+  /// optim.type over the model's parameters (optim.*); with more than one rank in `comm`, their
   /// gradients are summed in buckets of distributed.bucket_mb.
   TrainingStep(model::MaskedLm model, const config::RunConfig& config,
                std::shared_ptr<dist::Communicator> comm, bool bf16);
@@ -77,14 +78,14 @@ class TrainingStep {
   /// Takes over the optimizer moments and step counts of `previous` (a step over the same
   /// model, as the next phase of a run builds it); its own hyperparameters stay its config's.
   void take_optimizer_state(TrainingStep& previous);
-  /// The optimizer state a checkpoint saves and a resume restores.
-  torch::optim::AdamW& optimizer() { return *optimizer_; }
+  /// The optimizer whose state a checkpoint saves and a resume restores.
+  TrainingOptimizer& optimizer() { return *optimizer_; }
 
  private:
   void synchronize() const;
 
   model::MaskedLm model_;
-  std::unique_ptr<FusedAdamW> optimizer_;
+  std::unique_ptr<TrainingOptimizer> optimizer_;
   torch::Tensor pending_sums_;  // forward_backward -> apply_update: [kStepSums] float64, device
   std::vector<torch::Tensor> params_;
   std::shared_ptr<dist::Communicator> comm_;
