@@ -72,6 +72,7 @@ nlohmann::json reshard_position(const std::vector<nlohmann::json>& positions, in
   nlohmann::json resharded = *frontier;
   resharded["rank"] = rank;
   resharded["world_size"] = world_size;
+  resharded["step_boundary"] = true;
   return resharded;
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "mlm/config/run_config.h"
+#include "mlm/data/open_sequences.h"
 #include "mlm/data/stream/document_stream.h"
 #include "mlm/data/stream/streaming_dataset.h"
 #include "mlm/text/corpus/sentence_split.h"
@@ -281,6 +282,38 @@ TEST(StreamingDataset, RanksAreTheSingleStreamDealtRoundRobin) {
     }
     expect_same(dealt, whole);
   }
+}
+
+// A run resumed on another world size: two ranks stop at a step boundary (6 global sequences
+// done); three ranks continue from the boundary position reshard_position() makes, and
+// together they deal the single stream's sequences from 6 on, each of its own residue class.
+TEST(StreamingDataset, AStepBoundaryContinuesOnAnotherWorldSize) {
+  const auto& tok = fixture_tokenizer();
+  auto c = base_config();
+  StreamingDataset single(resolve_data_plan(c), tok, Split::train);
+  const auto whole = take(single, 12);
+  std::vector<nlohmann::json> saved;
+  for (int rank = 0; rank < 2; ++rank) {
+    StreamingDataset ds(resolve_data_plan(c, rank, 2), tok, Split::train);
+    take(ds, 3);
+    saved.push_back(ds.resume_state());
+  }
+  std::vector<PackedSequence> dealt;
+  std::vector<std::vector<PackedSequence>> ranks;
+  for (int rank = 0; rank < 3; ++rank) {
+    const auto position = DataPosition::from_json(reshard_position(saved, rank, 3));
+    EXPECT_TRUE(position.step_boundary);
+    StreamingDataset ds(resolve_data_plan(c, rank, 3), tok, Split::train, position);
+    ranks.push_back(take(ds, 2));
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    for (const auto& r : ranks) dealt.push_back(r[i]);
+  }
+  expect_same(dealt, std::vector<PackedSequence>(whole.begin() + 6, whole.end()));
+  // Without the flag, the same counter is no position of rank 0 of 3.
+  auto unflagged = DataPosition::from_json(reshard_position(saved, 0, 3));
+  unflagged.step_boundary = false;
+  EXPECT_THROW(StreamingDataset(resolve_data_plan(c, 0, 3), tok, Split::train, unflagged), DataError);
 }
 
 // Validation is sharded the same way: the ranks together evaluate the whole set once.

@@ -77,7 +77,7 @@ PreparedDataset::PreparedDataset(const config::DataPlan& plan, const text::Token
     taken_ = taken_before(samples);
     // A rank's position sits just after one of its own sequences, or at a global batch's end
     // (the start, or the step boundary a run resumed on another world size continues from).
-    const bool boundary = split != Split::train ? samples % world_size_ == 0 : samples % global_batch_ == 0;
+    const bool boundary = resume->value("step_boundary", false) && samples % global_batch_ == 0;
     if (samples > 0 && !boundary && global_index(taken_ - 1) != samples - 1) {
       throw DataError("data position: samples " + std::to_string(samples) + " is not a position of rank " +
                       std::to_string(rank_) + " of " + std::to_string(world_size_));

@@ -18,16 +18,20 @@ void read_field(const nlohmann::json& json, const char* key, T& out) {
 
 auto as_tuple(const DataPosition& p) {
   return std::tie(p.epoch, p.file_index, p.byte_offset, p.line, p.doc_index, p.token_offset,
-                  p.chunk_index, p.chunk_emitted, p.samples, p.rank, p.world_size, p.corpus);
+                  p.chunk_index, p.chunk_emitted, p.samples, p.rank, p.world_size, p.corpus,
+                  p.step_boundary);
 }
 
 }  // namespace
 
 nlohmann::json DataPosition::to_json() const {
-  return {{"epoch", epoch},           {"file_index", file_index},     {"byte_offset", byte_offset},
-          {"line", line},             {"doc_index", doc_index},       {"token_offset", token_offset},
-          {"chunk_index", chunk_index}, {"chunk_emitted", chunk_emitted}, {"samples", samples},
-          {"rank", rank},             {"world_size", world_size},     {"corpus", corpus}};
+  nlohmann::json json = {
+      {"epoch", epoch},           {"file_index", file_index},     {"byte_offset", byte_offset},
+      {"line", line},             {"doc_index", doc_index},       {"token_offset", token_offset},
+      {"chunk_index", chunk_index}, {"chunk_emitted", chunk_emitted}, {"samples", samples},
+      {"rank", rank},             {"world_size", world_size},     {"corpus", corpus}};
+  if (step_boundary) json["step_boundary"] = true;
+  return json;
 }
 
 DataPosition DataPosition::from_json(const nlohmann::json& json) {
@@ -45,6 +49,7 @@ DataPosition DataPosition::from_json(const nlohmann::json& json) {
   read_field(json, "rank", p.rank);
   read_field(json, "world_size", p.world_size);
   read_field(json, "corpus", p.corpus);
+  p.step_boundary = json.value("step_boundary", false);
   return p;
 }
 

@@ -101,7 +101,7 @@ void StreamingDataset::check_resume(const DataPosition& resume, size_t file_coun
   // A rank's position sits just after one of its own sequences, or at a boundary where every
   // rank's share before it is done (the very start, or the step boundary a run resumed on
   // another world size continues from, reshard_position()).
-  const bool boundary = resume.samples % world_size_ == 0;
+  const bool boundary = resume.step_boundary && resume.samples % world_size_ == 0;
   if (resume.samples < 0 || resume.chunk_emitted < 0 ||
       (!boundary && (resume.samples - 1) % world_size_ != rank_)) {
     throw DataError("data position: samples " + std::to_string(resume.samples) +

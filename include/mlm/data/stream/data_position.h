@@ -25,6 +25,9 @@ struct DataPosition {
   int64_t rank = 0;           // the stream this position belongs to
   int64_t world_size = 1;
   uint64_t corpus = 0;        // fingerprint of the split's file list
+  bool step_boundary = false; // every rank's share before `samples` is done: where the ranks
+                              // of a run resumed on another world size continue from
+                              // (reshard_position); absent from positions of one rank
 
   nlohmann::json to_json() const;
   /// DataError naming the missing or mistyped key.
