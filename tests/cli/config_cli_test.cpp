@@ -94,6 +94,18 @@ TEST(ConfigCli, KeyOfAnotherOptimizer) {
                               "(from --set 'optim.lamb_adapt_no_decay=true')"});
 }
 
+TEST(ConfigCli, PhaseThatChangesTheArchitecture) {
+  TempDir dir;
+  const auto path = dir.write("phased.yaml", "phases:\n  - name: short\n    steps: 10\n  - name: wide\n"
+                                             "    steps: 10\n    set: {model.hidden_size: 1024}\n");
+  expect_one_line_error(mlm_train(dir, {"--config", path, "--print-config"}),
+                        {path, "phases[1].set.model.hidden_size", "cannot change between phases"});
+  const CliRun from_set = mlm_train(dir, {"--config", shipped("base"), "--set",
+                                          "phases=[{name: a, steps: 5, set: {tokenizer.vocab_size: 9}}]",
+                                          "--print-config"});
+  expect_one_line_error(from_set, {"phases[0].set.tokenizer.vocab_size", "the tokenizer is the run's"});
+}
+
 TEST(ConfigCli, MissingFile) {
   TempDir dir;
   const auto path = (dir.path() / "missing.yaml").string();
