@@ -158,7 +158,6 @@ TEST(ShippedConfigs, ElectraSmallAndBaseAreThePapers) {
   EXPECT_EQ(gb.num_hidden_layers, 12);
 }
 
-// ELECTRA-mini trains what the quickstart trains, on the same budget.
 // The quickstart (scripts/quickstart.sh) trains modernbert-mini on mini's budget, so the
 // README's comparison with BERT is like for like.
 TEST(ShippedConfigs, QuickstartIsModernBertOnMinisBudget) {
@@ -175,6 +174,7 @@ TEST(ShippedConfigs, QuickstartIsModernBertOnMinisBudget) {
   EXPECT_EQ(quick.train.output_dir, "runs/modernbert-mini");
 }
 
+// ELECTRA-mini trains on BERT-mini's budget, for the README's comparison.
 TEST(ShippedConfigs, ElectraMiniMatchesMini) {
   const RunConfig mini = load_config(shipped("mini"));
   const RunConfig electra = load_config(shipped("electra-mini"));
