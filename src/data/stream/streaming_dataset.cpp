@@ -103,7 +103,7 @@ void StreamingDataset::check_resume(const DataPosition& resume, size_t file_coun
   // another world size continues from, reshard_position()).
   const bool boundary = resume.step_boundary && resume.samples % world_size_ == 0;
   if (resume.samples < 0 || resume.chunk_emitted < 0 ||
-      (!boundary && (resume.samples - 1) % world_size_ != rank_)) {
+      (resume.samples > 0 && !boundary && (resume.samples - 1) % world_size_ != rank_)) {
     throw DataError("data position: samples " + std::to_string(resume.samples) +
                     " is not a position of rank " + std::to_string(rank_) + " of " +
                     std::to_string(world_size_));
