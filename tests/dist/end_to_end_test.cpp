@@ -219,10 +219,10 @@ TEST(DistEndToEnd, StoppedAndResumedTwoRankRunMatchesTheUninterruptedOne) {
 // global batch (micro-batch and accumulation set for M), over the same sequences and masks
 // (the one global stream, sharded by sample id), so its losses are the uninterrupted run's up
 // to the order of the gradient sums. Dropout off, fp32, one thread a process; the streaming
-// path and a prepared store.
+// path and a prepared store; 2 -> 1, 1 -> 2 and 2 -> 4 ranks.
 class WorldSizeChange : public ::testing::TestWithParam<bool> {};
 
-TEST_P(WorldSizeChange, TwoToOneAndOneToTwoContinueTheUninterruptedRun) {
+TEST_P(WorldSizeChange, TwoToOneOneToTwoAndTwoToFourContinueTheUninterruptedRun) {
   ASSERT_TRUE(fs::exists(mlm_train())) << mlm_train() << " is not built";
   const bool store = GetParam();
   Scratch scratch;
@@ -257,21 +257,26 @@ TEST_P(WorldSizeChange, TwoToOneAndOneToTwoContinueTheUninterruptedRun) {
   ASSERT_EQ(want.size(), 6u);
   const auto want_weights = load_weights(checkpoint(reference, 6) / "model.pt");
 
-  for (const bool two_first : {true, false}) {
-    SCOPED_TRACE(two_first ? "2 -> 1" : "1 -> 2");
-    const fs::path dir = scratch.path / (two_first ? "two_then_one" : "one_then_two");
-    const auto first = two_first ? launch_local(2, args(dir, 3, 8, false)) : run_alone(args(dir, 3, 16, false));
+  // (ranks before, ranks after): each run's micro-batch makes the global batch of 16.
+  for (const auto& [before, after] : std::vector<std::pair<int, int>>{{2, 1}, {1, 2}, {2, 4}}) {
+    const std::string change = std::to_string(before) + " -> " + std::to_string(after);
+    SCOPED_TRACE(change);
+    const fs::path dir = scratch.path / ("from_" + std::to_string(before) + "_to_" + std::to_string(after));
+    auto launch = [&](int ranks, int64_t steps, bool resume) {
+      const auto run_args = args(dir, steps, 16 / ranks, resume);
+      return ranks == 1 ? run_alone(run_args) : launch_local(ranks, run_args);
+    };
+    const auto first = launch(before, 3, false);
     ASSERT_EQ(first.exit_code, 0) << first.summary();
-    const auto second = two_first ? run_alone(args(dir, 6, 16, true)) : launch_local(2, args(dir, 6, 8, true));
+    const auto second = launch(after, 6, true);
     ASSERT_EQ(second.exit_code, 0) << second.summary();
     EXPECT_NE(second.output.find("continuing it on"), std::string::npos) << second.summary();
     const auto got = train_losses(dir);
     ASSERT_EQ(got.size(), want.size());
     for (const auto& [step, loss] : want) {
       EXPECT_NEAR(got.at(step), loss, 1e-5) << "step " << step;
-      std::printf("[ world size change %s%s ] step %lld: loss %.9f, uninterrupted %.9f\n",
-                  two_first ? "2 -> 1" : "1 -> 2", store ? ", store" : "", static_cast<long long>(step),
-                  got.at(step), loss);
+      std::printf("[ world size change %s%s ] step %lld: loss %.9f, uninterrupted %.9f\n", change.c_str(),
+                  store ? ", store" : "", static_cast<long long>(step), got.at(step), loss);
     }
     EXPECT_LT(max_abs_difference(want_weights, load_weights(checkpoint(dir, 6) / "model.pt")), 1e-5);
   }
