@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/) with clang, AddressSanitizer and UBSan in build-fuzz and
 # runs each one for SECONDS (default 60):
-#   scripts/fuzz.sh [SECONDS] [TARGET...]      TARGET: config_fuzzer, document_reader_fuzzer
-# Seeds come from configs/ and tests/fixtures/corpus; the corpus grown by a run is kept in
-# build-fuzz/corpus/<target>/ for the next one. A crash leaves its input in
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#   TARGET: config_fuzzer, document_reader_fuzzer, task_config_fuzzer, tokenizer_json_fuzzer,
+#           safetensors_fuzzer, torch_save_fuzzer, config_json_fuzzer (default: all)
+# CI (.ci/run) runs `scripts/fuzz.sh 20`; a longer search is `scripts/fuzz.sh 600`.
+# Seeds come from configs/, tests/fixtures/ and fuzz/seeds/<target>/ (written by
+# fuzz/make_seeds.py); the corpus grown by a run is kept in build-fuzz/corpus/<target>/ for the
+# next one. A crash, hang or runaway allocation leaves its input in
 # build-fuzz/artifacts/<target>/ and makes the script exit 1; replay it with
 #   build-fuzz/fuzz/<target> <artifact>
-# and turn it into a regression test (tests/fault/fuzz_regression_test.cpp).
+# and, once fixed, store it in fuzz/regressions/<target>/ (replayed by
+# tests/fault/fuzz_regression_test.cpp). A summary line per target (executions, coverage,
+# corpus size, new artifacts) goes to build-fuzz/summary.txt.
 # Environment: BUILD_DIR (default build-fuzz), JOBS (ninja -j, default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +20,8 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(config_fuzzer document_reader_fuzzer)
+[ ${#targets[@]} -eq 0 ] && targets=(config_fuzzer document_reader_fuzzer task_config_fuzzer
+  tokenizer_json_fuzzer safetensors_fuzzer torch_save_fuzzer config_json_fuzzer)
 BUILD_DIR=${BUILD_DIR:-build-fuzz}
 JOBS=${JOBS:-2}
 
@@ -43,15 +50,21 @@ if ! CXX_BIN=$(find_clang); then
   CXX_BIN=$(find_clang)
 fi
 
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+launcher=()
+command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
   -DCMAKE_CXX_COMPILER="$CXX_BIN" -DMLM_FUZZ=ON -DMLM_SANITIZE=ON -DMLM_BUILD_TESTS=OFF >/dev/null
 ninja -C "$BUILD_DIR" -j "$JOBS" "${targets[@]}"
 
 # Seeds: every shipped config; every fixture corpus file under each reader mode (the first
-# byte of a document_reader_fuzzer input selects the mode).
+# byte of a document_reader_fuzzer input selects the mode); the probes' task files; the fixture
+# weight files (byte 0 of a torch_save_fuzzer input: 0 = the file as it is); fuzz/seeds/<target>/.
 seed() {
   local target=$1 dir=$BUILD_DIR/corpus/$1
   mkdir -p "$dir"
+  if [ -d "fuzz/seeds/$target" ]; then
+    for f in fuzz/seeds/"$target"/*; do cp "$f" "$dir/seed_$(basename "$f")"; done
+  fi
   case "$target" in
     config_fuzzer)
       for f in configs/*.yaml; do cp "$f" "$dir/seed_$(basename "$f")"; done
@@ -64,12 +77,24 @@ seed() {
         done
       done
       ;;
+    task_config_fuzzer)
+      for f in configs/probes/*.yaml; do cp "$f" "$dir/seed_$(basename "$f")"; done
+      ;;
+    torch_save_fuzzer)
+      for f in tests/fixtures/model/*.pt; do
+        { printf '\000'; cat "$f"; } >"$dir/seed_$(basename "$f")"
+      done
+      ;;
   esac
 }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export MLM_LOG_LEVEL=${MLM_LOG_LEVEL:-error}  # the reader warns once per bad record kind
+# CPU only: the LibTorch of the weight-file targets must not look for a GPU.
+export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-}
+summary=$BUILD_DIR/summary.txt
+: >"$summary"
 status=0
 for target in "${targets[@]}"; do
   seed "$target"
@@ -86,6 +111,12 @@ for target in "${targets[@]}"; do
     || true
   grep -E "^#[0-9]+: cov|^INFO: fuzzed for|DONE" "$BUILD_DIR/$target.log" | tail -n 2
   after=$(find "$artifacts" -type f | wc -l)
+  # Fork mode's last status line: "#<execs>: cov: <edges> ft: <features> corp: <inputs>/<bytes> ..."
+  last=$(grep -E "^#[0-9]+: cov" "$BUILD_DIR/$target.log" | tail -n 1)
+  printf '%-24s %4ss  execs %s  cov %s  ft %s  corpus %s  new artifacts %s\n' "$target" "$seconds" \
+    "$(sed -E 's/^#([0-9]+):.*/\1/' <<<"$last")" "$(sed -E 's/.* cov: ([0-9]+).*/\1/' <<<"$last")" \
+    "$(sed -E 's/.* ft: ([0-9]+).*/\1/' <<<"$last")" "$(sed -E 's/.* corp: ([0-9]+).*/\1/' <<<"$last")" \
+    "$((after - before))" | tee -a "$summary"
   if [ "$after" -gt "$before" ]; then
     status=1
     echo "[fuzz] $target: $((after - before)) new crash/timeout/oom input(s) in $artifacts:"

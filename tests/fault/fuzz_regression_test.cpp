@@ -17,6 +17,11 @@
 
 extern "C" int mlm_replay_config_fuzzer(const uint8_t* data, size_t size);
 extern "C" int mlm_replay_document_reader_fuzzer(const uint8_t* data, size_t size);
+extern "C" int mlm_replay_task_config_fuzzer(const uint8_t* data, size_t size);
+extern "C" int mlm_replay_tokenizer_json_fuzzer(const uint8_t* data, size_t size);
+extern "C" int mlm_replay_safetensors_fuzzer(const uint8_t* data, size_t size);
+extern "C" int mlm_replay_torch_save_fuzzer(const uint8_t* data, size_t size);
+extern "C" int mlm_replay_config_json_fuzzer(const uint8_t* data, size_t size);
 
 namespace mlm::fault {
 namespace {
@@ -30,7 +35,12 @@ using Harness = int (*)(const uint8_t*, size_t);
 const std::map<std::string, Harness>& harnesses() {
   static const std::map<std::string, Harness> all = {
       {"config_fuzzer", mlm_replay_config_fuzzer},
-      {"document_reader_fuzzer", mlm_replay_document_reader_fuzzer}};
+      {"document_reader_fuzzer", mlm_replay_document_reader_fuzzer},
+      {"task_config_fuzzer", mlm_replay_task_config_fuzzer},
+      {"tokenizer_json_fuzzer", mlm_replay_tokenizer_json_fuzzer},
+      {"safetensors_fuzzer", mlm_replay_safetensors_fuzzer},
+      {"torch_save_fuzzer", mlm_replay_torch_save_fuzzer},
+      {"config_json_fuzzer", mlm_replay_config_json_fuzzer}};
   return all;
 }
 
