@@ -87,6 +87,15 @@ void read_section(const YAML::Node& body, const std::string& section, const std:
   }
 }
 
+// A task file is read before the model it fine-tunes: these bounds refuse a damaged value
+// (a stray digit, a generated label list run away) before a model is loaded for nothing.
+// Single-label classification and tagging sets are tens to thousands of labels; 65536 is
+// past any of them, and the classifier holds labels x hidden weights.
+constexpr size_t kMaxLabels = size_t(1) << 16;
+// No encoder's position table comes near a million (ModernBERT's is 8192); the model's own
+// table is checked once it is loaded (require_fits).
+constexpr int64_t kMaxSeqLen = int64_t(1) << 20;
+
 void check(bool ok, const TaskConfig& c, const std::string& key, const std::string& what) {
   if (!ok) throw ConfigError(c.origin + ": " + key + " " + what, key);
 }
@@ -150,7 +159,13 @@ TaskConfig load_task_config(const std::string& path) {
   check(!t.train.empty(), c, "task.train", "is missing");
   check(!t.validation.empty(), c, "task.validation", "is missing");
   check(t.labels.size() >= 2, c, "task.labels", "needs at least two labels");
+  check(t.labels.size() <= kMaxLabels, c, "task.labels",
+        "has " + std::to_string(t.labels.size()) + " labels, more than the " + std::to_string(kMaxLabels) +
+            " a classification task may have");
   check(t.max_seq_len >= 4, c, "task.max_seq_len", "must be at least 4");
+  check(t.max_seq_len <= kMaxSeqLen, c, "task.max_seq_len",
+        std::to_string(t.max_seq_len) + " is past " + std::to_string(kMaxSeqLen) +
+            " tokens, more than any encoder's positions");
   const bool tagging = t.kind == TaskKind::token_classification;
   check(tagging == (t.metric == TaskMetric::span_f1) || (tagging && t.metric == TaskMetric::accuracy), c,
         "task.metric", std::string("cannot score a ") + to_string(t.kind) + " task with " + to_string(t.metric));

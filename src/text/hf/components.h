@@ -25,8 +25,8 @@ std::unique_ptr<Model> make_bpe(const JsonReader& json);
 std::unique_ptr<Model> make_unigram(const JsonReader& json);
 std::unique_ptr<Model> make_wordpiece(const JsonReader& json);
 /// Types: BertProcessing RobertaProcessing TemplateProcessing ByteLevel Sequence
-/// (post_processors.cpp); nothing for one that adds no token. Special tokens are looked up
-/// with `model` when the processor names them without ids.
-std::optional<Template> make_template(const JsonReader& json);
+/// (post_processors.cpp); nothing for one that adds no token. Every special id must be below
+/// `vocab_size` (the model's pieces and the added tokens): DataError naming the key otherwise.
+std::optional<Template> make_template(const JsonReader& json, size_t vocab_size);
 
 }  // namespace mlm::text::hf

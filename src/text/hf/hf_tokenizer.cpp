@@ -10,6 +10,7 @@
 #include "mlm/util/errors.h"
 #include "mlm/util/read_file.h"
 #include "special_roles.h"
+#include "vocabulary.h"
 
 namespace mlm::text::hf {
 
@@ -36,11 +37,20 @@ void read_added_tokens(const JsonReader& root, Pipeline& p) {
   std::vector<AddedTokenSpec> raw, normalized;
   std::vector<std::string> raw_patterns, normalized_patterns;
   if (!root.has("added_tokens")) return;
-  for (const auto& entry : root.array("added_tokens")) {
+  const auto entries = root.array("added_tokens");
+  // The tables below grow to the largest id: bound it before they do.
+  const int64_t largest = largest_id_for(p.pieces.size() + entries.size());
+  for (const auto& entry : entries) {
     AddedTokenSpec t;
     t.content = entry.string("content");
     const int64_t id = entry.integer("id");
-    if (id < 0 || id > INT32_MAX) entry.fail("not a valid id", "id");
+    if (id < 0) entry.fail(std::to_string(id) + " is not a valid id", "id");
+    if (id > largest) {
+      entry.fail(std::to_string(id) + " is far beyond the vocabulary (" + std::to_string(p.pieces.size()) +
+                     " pieces and " + std::to_string(entries.size()) + " added tokens; ids up to " +
+                     std::to_string(largest) + " are accepted)",
+                 "id");
+    }
     t.id = static_cast<int32_t>(id);
     t.special = entry.boolean_or("special", false);
     t.single_word = entry.boolean_or("single_word", false);
@@ -82,13 +92,14 @@ std::shared_ptr<Pipeline> read_pipeline(std::string_view text, const std::string
   const JsonReader model = root.at("model");
   p->model_type = model.has("type") ? model.type() : std::string();
   p->model = make_model(model);
-  if (root.has("post_processor")) p->post = make_template(root.at("post_processor"));
-  if (root.has("decoder")) p->decoder = make_decoder(root.at("decoder"));
   p->pieces = p->model->pieces();
   p->special.assign(p->pieces.size(), 0);
   read_added_tokens(root, *p);
   p->special.resize(p->pieces.size());
   p->added.resize(p->pieces.size());
+  // After the added tokens: the template's ids must be among them or the model's.
+  if (root.has("post_processor")) p->post = make_template(root.at("post_processor"), p->pieces.size());
+  if (root.has("decoder")) p->decoder = make_decoder(root.at("decoder"));
   return p;
 }
 

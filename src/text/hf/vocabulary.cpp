@@ -6,15 +6,21 @@ Vocabulary Vocabulary::from_object(const JsonReader& model) {
   const JsonReader vocab = model.at("vocab");
   if (!vocab.json().is_object()) vocab.fail("expected an object piece → id");
   std::vector<std::pair<std::string, int64_t>> entries;
+  const int64_t largest = largest_id_for(vocab.json().size());
   int64_t max_id = -1;
   for (const auto& [piece, id] : vocab.json().items()) {
-    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > INT32_MAX) {
-      vocab.fail("the id of '" + piece + "' is not a non-negative integer (" + id.dump() + ")");
+    if (!id.is_number_integer() || (id.is_number_unsigned() && id.get<uint64_t>() > INT32_MAX) ||
+        id.get<int64_t>() < 0 || id.get<int64_t>() > INT32_MAX) {
+      vocab.fail("the id of '" + piece + "' is not a non-negative 32-bit integer (" + id.dump() + ")");
+    }
+    if (id.get<int64_t>() > largest) {
+      vocab.fail("the id of '" + piece + "' (" + id.dump() + ") is far beyond the vocabulary's " +
+                 std::to_string(vocab.json().size()) + " entries (ids up to " + std::to_string(largest) +
+                 " are accepted)");
     }
     entries.emplace_back(piece, id.get<int64_t>());
     max_id = std::max(max_id, id.get<int64_t>());
   }
-  if (max_id >= int64_t(entries.size()) * 2 + 1024) vocab.fail("ids are sparse (largest " + std::to_string(max_id) + ")");
   Vocabulary out;
   out.pieces_.resize(static_cast<size_t>(max_id + 1));
   std::vector<uint8_t> seen(out.pieces_.size());

@@ -1,5 +1,7 @@
 // Reading a WordPiece vocabulary: a BERT vocab.txt (+ tokenizer_config.json), a Hugging Face
 // tokenizer.json, or a directory holding either.
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -72,6 +74,12 @@ BertNormalizerOptions normalizer_of(const nlohmann::json& normalizer, const std:
   return options;
 }
 
+// A JSON integer as int64, an unsigned one past int64 saturated (so it stays out of range).
+int64_t integer_id(const nlohmann::json& id) {
+  if (id.is_number_unsigned()) return static_cast<int64_t>(std::min<uint64_t>(id.get<uint64_t>(), INT64_MAX));
+  return id.get<int64_t>();
+}
+
 // Special tokens a vocab.txt tokenizer registers as added tokens (matched in raw text): the
 // five BERT ones plus those tokenizer_config.json names, when the vocabulary has them.
 std::vector<AddedToken> added_from_vocab(const std::vector<std::string>& tokens,
@@ -120,6 +128,11 @@ WordPiece WordPiece::from_vocab_txt(std::string_view text, const std::string& or
       throw DataError("tokenizer '" + origin + "': line " + std::to_string(line) +
                       " is empty (a vocab.txt has one token per line)");
     }
+    // A token's id is its line's index, an int32 (no real vocab.txt comes near).
+    if (tokens.size() == static_cast<size_t>(INT32_MAX)) {
+      throw DataError("tokenizer '" + origin + "': line " + std::to_string(line) +
+                      " is past the 2147483647 tokens 32-bit ids can number");
+    }
     tokens.emplace_back(token);
   }
   nlohmann::json config = nlohmann::json::object();
@@ -151,11 +164,21 @@ WordPiece WordPiece::from_tokenizer_json(std::string_view text, const std::strin
   if (!model.contains("vocab") || !model["vocab"].is_object() || model["vocab"].empty()) {
     throw DataError("tokenizer '" + origin + "': model.vocab is missing or empty");
   }
-  // Ids must cover 0..n-1 once each; added tokens may extend the model's vocabulary.
+  // Ids must cover 0..n-1 once each; added tokens may extend the model's vocabulary. So no id
+  // reaches the count of entries: checked before the tables grow to it.
+  static const nlohmann::json kNoEntries = nlohmann::json::array();
+  const nlohmann::json& added_entries =
+      json.contains("added_tokens") && json["added_tokens"].is_array() ? json["added_tokens"] : kNoEntries;
+  const size_t entries = model["vocab"].size() + added_entries.size();
   std::vector<std::string> tokens(model["vocab"].size());
   std::vector<uint8_t> seen(tokens.size(), 0);
-  const auto place = [&](const std::string& token, int64_t id) {
-    if (id < 0) throw DataError("tokenizer '" + origin + "': token '" + token + "' has a negative id");
+  // `where` names the entry: "model.vocab 'the'" or "added_tokens[3] '[MASK]'".
+  const auto place = [&](const std::string& token, int64_t id, const std::string& where) {
+    if (id < 0 || static_cast<size_t>(id) >= entries) {
+      throw DataError("tokenizer '" + origin + "': " + where + " has id " + std::to_string(id) +
+                      ", outside the " + std::to_string(entries) +
+                      " ids of model.vocab and added_tokens (ids must run from 0 without gaps)");
+    }
     if (static_cast<size_t>(id) >= tokens.size()) {
       tokens.resize(static_cast<size_t>(id) + 1);
       seen.resize(tokens.size(), 0);
@@ -171,20 +194,19 @@ WordPiece WordPiece::from_tokenizer_json(std::string_view text, const std::strin
     if (!id.is_number_integer()) {
       throw DataError("tokenizer '" + origin + "': the id of '" + token + "' is not an integer");
     }
-    place(token, id.get<int64_t>());
+    place(token, integer_id(id), "model.vocab '" + token + "'");
   }
   std::vector<AddedToken> added;
-  if (json.contains("added_tokens") && json["added_tokens"].is_array()) {
-    for (const auto& entry : json["added_tokens"]) {
-      const auto content = token_content(entry);
-      if (!content || !entry.contains("id") || !entry["id"].is_number_integer()) {
-        throw DataError("tokenizer '" + origin + "': an added token lacks content or id: " +
-                        entry.dump());
-      }
-      const int64_t id = entry["id"].get<int64_t>();
-      place(*content, id);
-      added.push_back({*content, static_cast<int32_t>(id), field(entry, "special", true, origin)});
+  for (size_t k = 0; k < added_entries.size(); ++k) {
+    const auto& entry = added_entries[k];
+    const auto content = token_content(entry);
+    if (!content || !entry.contains("id") || !entry["id"].is_number_integer()) {
+      throw DataError("tokenizer '" + origin + "': an added token lacks content or id: " +
+                      entry.dump());
     }
+    const int64_t id = integer_id(entry["id"]);
+    place(*content, id, "added_tokens[" + std::to_string(k) + "] '" + *content + "'");
+    added.push_back({*content, static_cast<int32_t>(id), field(entry, "special", true, origin)});
   }
   for (size_t id = 0; id < seen.size(); ++id) {
     if (!seen[id]) {
