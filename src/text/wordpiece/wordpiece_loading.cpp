@@ -172,12 +172,14 @@ WordPiece WordPiece::from_tokenizer_json(std::string_view text, const std::strin
   const size_t entries = model["vocab"].size() + added_entries.size();
   std::vector<std::string> tokens(model["vocab"].size());
   std::vector<uint8_t> seen(tokens.size(), 0);
-  // `where` names the entry: "model.vocab 'the'" or "added_tokens[3] '[MASK]'".
+  // `where` names the entry: "model.vocab 'the'" or "added_tokens[3] '[MASK]'". An id past
+  // the entries leaves a gap: it is not placed, and the gap check below names it.
+  std::string past_the_entries;
   const auto place = [&](const std::string& token, int64_t id, const std::string& where) {
-    if (id < 0 || static_cast<size_t>(id) >= entries) {
-      throw DataError("tokenizer '" + origin + "': " + where + " has id " + std::to_string(id) +
-                      ", outside the " + std::to_string(entries) +
-                      " ids of model.vocab and added_tokens (ids must run from 0 without gaps)");
+    if (id < 0) throw DataError("tokenizer '" + origin + "': " + where + " has a negative id");
+    if (static_cast<size_t>(id) >= entries) {
+      if (past_the_entries.empty()) past_the_entries = where + " has id " + std::to_string(id);
+      return;
     }
     if (static_cast<size_t>(id) >= tokens.size()) {
       tokens.resize(static_cast<size_t>(id) + 1);
@@ -208,10 +210,11 @@ WordPiece WordPiece::from_tokenizer_json(std::string_view text, const std::strin
     place(*content, id, "added_tokens[" + std::to_string(k) + "] '" + *content + "'");
     added.push_back({*content, static_cast<int32_t>(id), field(entry, "special", true, origin)});
   }
-  for (size_t id = 0; id < seen.size(); ++id) {
-    if (!seen[id]) {
+  for (size_t id = 0; id <= seen.size(); ++id) {
+    if (id == seen.size() ? !past_the_entries.empty() : !seen[id]) {
       throw DataError("tokenizer '" + origin + "': no token has id " + std::to_string(id) +
-                      " (ids must run from 0 without gaps)");
+                      " (ids must run from 0 without gaps)" +
+                      (past_the_entries.empty() ? "" : "; " + past_the_entries));
     }
   }
   WordPieceOptions options;
