@@ -79,7 +79,9 @@ config::ModelConfig electra_pair_config(const std::string& dir, config::ModelCon
     return electra_config_from_hf(json, path, base);
   };
   const auto g = network_config(generator_json);
+  require_buildable_shape(g, generator_json);
   auto d = network_config(discriminator_json);
+  require_buildable_shape(d, discriminator_json);
   if (g.vocab_size != d.vocab_size)
     throw CheckpointError(fmt::format("{}: vocab_size {} differs from the generator's {} ({}); a generator and its "
                                       "discriminator share one vocabulary",
@@ -95,6 +97,7 @@ config::ModelConfig electra_pair_config(const std::string& dir, config::ModelCon
         "(one head per 64 dimensions, 4 x width)",
         generator_json, g.hidden_size, g.num_attention_heads, g.intermediate_size, derived.num_attention_heads,
         derived.intermediate_size));
+  require_buildable_shape(d, dir);  // the pair together
   return d;
 }
 

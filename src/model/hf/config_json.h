@@ -52,6 +52,15 @@ void put_bert_layer_fields(const MaskedLmImpl& model, nlohmann::json& json);
 /// model.hidden_size: 256), ..."; empty when they agree.
 std::string shape_differences(const config::ModelConfig& ours, const config::ModelConfig& theirs);
 
+/// The fp32 parameters a model of `c`'s shape holds with `vocab_rows` embedding rows (the
+/// generator too for objective rtd), in double since a file's dimensions may overflow int64.
+double estimated_parameters(const config::ModelConfig& c, int64_t vocab_rows);
+
+/// The shape a config.json at `path` gave, checked before anything is built from it: every
+/// dimension at least 1, num_attention_heads dividing hidden_size, and the weights within the
+/// machine's physical memory. CheckpointError naming the file, the key and the value.
+void require_buildable_shape(const config::ModelConfig& c, const std::string& path);
+
 /// A config.json's object; CheckpointError naming the file when it cannot be read or parsed.
 nlohmann::json read_json_file(const std::string& path);
 

@@ -75,7 +75,9 @@ TensorDict read_hf_weights(const std::string& dir) {
   return ends_with(path, ".index.json") ? read_sharded(path) : read_weight_file(path);
 }
 
-config::ModelConfig model_config_from_hf(const std::string& path, config::ModelConfig c) {
+namespace {
+
+config::ModelConfig read_model_config(const std::string& path, config::ModelConfig c) {
   const auto json = read_json_file(path);
   if (!json.is_object()) throw CheckpointError(path + ": not a JSON object");
   const std::string type = json.value("model_type", "bert");
@@ -89,6 +91,14 @@ config::ModelConfig model_config_from_hf(const std::string& path, config::ModelC
   take_common_fields(json, path, c);
   take_bert_layer_fields(json, path, c);
   c.norm = json.value("mlm_train_norm", "") == "pre" ? config::NormPosition::pre : config::NormPosition::post;
+  return c;
+}
+
+}  // namespace
+
+config::ModelConfig model_config_from_hf(const std::string& path, config::ModelConfig base) {
+  auto c = read_model_config(path, std::move(base));
+  require_buildable_shape(c, path);
   return c;
 }
 

@@ -30,6 +30,15 @@ TensorDict read_hf_weights(const std::string& dir);
 /// not compute.
 config::ModelConfig model_config_from_hf(const std::string& config_json, config::ModelConfig base);
 
+/// config.json (at `config_path`, read into `c`) against the weights beside it, before a model
+/// is built from it: the tensors that carry a dimension (word, position and token-type
+/// embeddings, the first layer's query and feed-forward; ModernBERT's too) have the shape it
+/// gives, and the layer keys number num_hidden_layers. CheckpointError naming config.json, the
+/// key, its value, the weight file and the tensor's shape. Tensors it lacks are not checked
+/// (the load names them).
+void require_config_matches_weights(const config::ModelConfig& c, const TensorDict& weights,
+                                    const std::string& config_path, const std::string& weights_path);
+
 /// RoBERTa numbers positions from pad_token_id + 1, so weights trained with another padding id
 /// would read every position shifted: CheckpointError naming `config_json` and both ids when
 /// its model_type is roberta or xlm-roberta and its pad_token_id differs from `pad_id` (the
