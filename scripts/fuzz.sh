@@ -50,6 +50,10 @@ if ! CXX_BIN=$(find_clang); then
   CXX_BIN=$(find_clang)
 fi
 
+# A build directory keeps its compiler: naming another path to the same clang would make CMake
+# drop the cache (and with it MLM_FUZZ) and rebuild everything.
+cached=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null || true)
+[ -n "$cached" ] && CXX_BIN=$cached
 launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
