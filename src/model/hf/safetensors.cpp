@@ -63,12 +63,24 @@ Entry parse_entry(const std::string& path, const std::string& name, const nlohma
   Entry e{name, torch::kFloat32, {}, 0, 0};
   if (!v["dtype"].is_string() || !dtype_of(v["dtype"].get<std::string>(), e.dtype))
     throw bad("unsupported dtype " + v["dtype"].dump());
+  // The sizes are checked before any product is formed: a size past int64 would be a negative
+  // dimension to LibTorch, and a product that wraps around (2^32 x 2^32 = 0 elements) would
+  // pass the byte count below and leave LibTorch to refuse the shape with its own exception.
+  // The product of the nonzero sizes must fit in int64 too, as LibTorch's storage size does.
+  if (!v["shape"].is_array()) throw bad("shape " + v["shape"].dump() + " is not a list of sizes");
   uint64_t numel = 1;
+  int64_t nonzero = 1;
   for (const auto& d : v["shape"]) {
-    if (!d.is_number_unsigned()) throw bad("shape " + v["shape"].dump() + " is not a list of sizes");
-    e.shape.push_back(d.get<int64_t>());
-    numel *= d.get<uint64_t>();
+    if (!d.is_number_unsigned() || d.get<uint64_t>() > uint64_t(INT64_MAX))
+      throw bad("shape " + v["shape"].dump() + " is not a list of sizes");
+    const int64_t size = d.get<int64_t>();
+    if (size != 0 && __builtin_mul_overflow(nonzero, size, &nonzero))
+      throw bad("shape " + v["shape"].dump() + " has more elements than a tensor can hold");
+    e.shape.push_back(size);
+    numel *= static_cast<uint64_t>(size);
   }
+  if (numel > data_bytes) throw bad(fmt::format("shape {} holds more elements than the file's {} data bytes",
+                                                v["shape"].dump(), data_bytes));
   const auto& offsets = v["data_offsets"];
   if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
       !offsets[1].is_number_unsigned())
