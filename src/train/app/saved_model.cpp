@@ -66,22 +66,26 @@ SavedModel open_checkpoint(const fs::path& dir, const config::RunConfig& config)
   return {model_config, std::move(tokenizer), model, state.step};
 }
 
-// The model config.json describes, as initialised, with the directory's tokenizer.
-SavedModel hf_directory_model(const fs::path& dir, const config::RunConfig& config) {
+// The model config.json describes, as initialised, with the directory's tokenizer; `weights`
+// gets the directory's weights, read (and checked against config.json) before the model is built.
+SavedModel hf_directory_model(const fs::path& dir, const config::RunConfig& config, model::TensorDict& weights) {
   const auto config_json = (dir / "config.json").string();
   auto model_config = model::model_config_from_hf(config_json, config.model);
   model_config.init_from.clear();
   auto tokenizer = load_tokenizer(dir, config);
   require_vocabulary_fits(tokenizer, model_config.vocab_size, config_json);
   model::require_same_pad_id(config_json, tokenizer.vocab().ids.pad);
+  weights = model::read_hf_weights(dir.string());
+  model::require_config_matches_weights(model_config, weights, config_json, model::find_hf_weights(dir.string()));
   auto model = model::make_masked_lm(model_config, model::embedding_rows(model_config, tokenizer.size()),
                                      tokenizer.vocab().ids.pad);
   return {model_config, std::move(tokenizer), model, std::nullopt};
 }
 
 SavedModel open_hf_directory(const fs::path& dir, const config::RunConfig& config) {
-  auto saved = hf_directory_model(dir, config);
-  saved.model->load_hf_state_dict(model::read_hf_weights(dir.string()), model::find_hf_weights(dir.string()));
+  model::TensorDict weights;
+  auto saved = hf_directory_model(dir, config, weights);
+  saved.model->load_hf_state_dict(weights, model::find_hf_weights(dir.string()));
   return saved;
 }
 
@@ -116,9 +120,8 @@ SavedModel open_saved_encoder(const fs::path& dir, const config::RunConfig& conf
   file_weights.clear();
   if (!is_classification_dir(dir)) return open_saved_model(dir, config);
   return as_user_input([&] {
-    auto saved = hf_directory_model(dir, config);
+    auto saved = hf_directory_model(dir, config, file_weights);
     auto& model = saved.model;
-    file_weights = model::read_hf_weights(dir.string());
     // The model's keys from the file; the MLM head's (outside the encoder) as initialised when
     // the file has none. A missing encoder key stays missing, and the load names it.
     const auto architecture = saved.model_config.architecture;
