@@ -125,7 +125,10 @@ TEST(HfRoundTripBadInput, EachDamageIsOneLineNamingTheFileAndNothingIsWritten) {
   auto config = nlohmann::json::parse(slurp((wider / "config.json").string()));
   config["hidden_size"] = config["hidden_size"].get<int>() * 2;
   std::ofstream(wider / "config.json") << config.dump();
-  all_tools(wider, {(wider / "model.safetensors").string(), "weights do not match the model", "shape mismatches"});
+  // Refused before a model of config.json's shape is built: the file, the key, its value and
+  // the tensor that disagrees.
+  all_tools(wider, {(wider / "config.json").string(), "hidden_size " + config["hidden_size"].dump() + " disagrees with",
+                    (wider / "model.safetensors").string(), "word_embeddings.weight has shape"});
 
   const auto vocab = copy_of_good("vocab");
   config = nlohmann::json::parse(slurp((vocab / "config.json").string()));
