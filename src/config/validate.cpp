@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -268,6 +269,8 @@ void validate_tokenizer(const TokenizerConfig& t) {
   at_least("tokenizer.input_sentence_size", t.input_sentence_size, 1);
   at_least("tokenizer.max_sentence_length", t.max_sentence_length, 1);
   no_empty_entries("tokenizer.training_files", t.training_files);
+  in_range("tokenizer.regex_time_limit", static_cast<double>(t.regex_time_limit), 0, End::closed, INT32_MAX,
+           End::closed, " (ICU time units per match; 0 = no limit)");
   if ((t.type == TokenizerType::wordpiece || t.type == TokenizerType::hf) && t.lowercase) {
     fail("tokenizer.lowercase", "true",
          "applies to training a sentencepiece model; a " + std::string(to_string(t.type)) +

@@ -7,6 +7,7 @@
 #include "mlm/text/hf/hf_tokenizer.h"
 #include "mlm/text/wordpiece/wordpiece_files.h"
 #include "mlm/util/errors.h"
+#include "mlm/text/regex_budget.h"
 #include "mlm/util/read_file.h"
 #include "tokenizer_model.h"
 
@@ -158,7 +159,11 @@ const hf::HfTokenizer* Tokenizer::hf() const { return model_->hf(); }
 
 void Tokenizer::encode(std::string_view text, std::vector<int32_t>& out) const {
   out.clear();
-  model_->encode(text, out);
+  try {
+    model_->encode(text, out);
+  } catch (const RegexBudgetError& e) {
+    throw e.from_file(path_.empty() ? std::string("the tokenizer") : path_);
+  }
 }
 
 std::vector<int32_t> Tokenizer::encode(std::string_view text) const {
@@ -167,7 +172,13 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text) const {
   return ids;
 }
 
-std::string Tokenizer::decode(const std::vector<int32_t>& ids) const { return model_->decode(ids); }
+std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {
+  try {
+    return model_->decode(ids);
+  } catch (const RegexBudgetError& e) {  // a Replace decoder's pattern
+    throw e.from_file(path_.empty() ? std::string("the tokenizer") : path_);
+  }
+}
 
 std::string Tokenizer::id_to_piece(int32_t id) const { return model_->id_to_piece(id); }
 

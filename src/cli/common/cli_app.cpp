@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "mlm/config/config_loader.h"
+#include "mlm/text/regex_budget.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 #include "mlm/version.h"
@@ -25,6 +26,7 @@ bool ConfigOptions::load(config::RunConfig& out) const {
     return false;
   }
   log::set_level(out.logging.level);
+  text::set_regex_budget({static_cast<int32_t>(out.tokenizer.regex_time_limit), text::RegexBudget{}.stack_limit_bytes});
   return true;
 }
 

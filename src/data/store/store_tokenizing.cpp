@@ -1,5 +1,7 @@
 #include "store_tokenizing.h"
 
+#include "mlm/text/regex_budget.h"
+
 namespace mlm::data::store_detail {
 namespace {
 
@@ -48,6 +50,7 @@ OrderedTokenizer::Batch OrderedTokenizer::read_batch() {
       batch.out.input = {doc.end.file_index, stream_.input_offset()};
       batch.out.docs.push_back(std::move(tokenized));
       batch.texts.push_back(std::move(doc.text));
+      batch.files.push_back(doc.file);
     }
   } catch (...) {
     batch.error = std::current_exception();
@@ -62,7 +65,11 @@ void OrderedTokenizer::tokenize(Batch& batch) const {
   if (batch.error) return;
   try {
     for (size_t i = 0; i < batch.texts.size(); ++i) {
-      encode_sentences(tokenizer_, batch.texts[i], batch.out.docs[i]);
+      try {
+        encode_sentences(tokenizer_, batch.texts[i], batch.out.docs[i]);
+      } catch (const text::RegexBudgetError& e) {
+        throw e.at(describe_position(batch.files[i], batch.out.docs[i].start));
+      }
       std::string().swap(batch.texts[i]);
     }
   } catch (...) {

@@ -44,6 +44,7 @@ class OrderedTokenizer {
  private:
   struct Batch {
     std::vector<std::string> texts;
+    std::vector<const text::CorpusFile*> files;  // of each text, for errors
     DocumentBatch out;
     size_t bytes = 0;
     bool last = false;

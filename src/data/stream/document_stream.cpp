@@ -35,6 +35,11 @@ text::ReaderCounters DocumentStream::counters() const {
   return c;
 }
 
+std::string describe_position(const text::CorpusFile* file, const StreamCursor& at) {
+  const std::string path = file ? file->path : "file #" + std::to_string(at.file_index);
+  return path + ":" + std::to_string(at.line) + " (byte " + std::to_string(at.offset) + ")";
+}
+
 StreamEvent DocumentStream::next(StreamDocument& doc) {
   if (ended_) return StreamEvent::end_of_stream;
   const auto num_files = static_cast<int64_t>(options_.files.size());
@@ -73,6 +78,7 @@ StreamEvent DocumentStream::next(StreamDocument& doc) {
     doc.epoch = epoch_;
     doc.start = start;
     doc.end = cursor_;
+    doc.file = &options_.files[order_[cursor_.file_index]];
     return StreamEvent::document;
   }
 }

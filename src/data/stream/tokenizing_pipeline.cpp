@@ -1,6 +1,7 @@
 #include "mlm/data/stream/tokenizing_pipeline.h"
 
 #include "mlm/text/corpus/sentence_split.h"
+#include "mlm/text/regex_budget.h"
 
 namespace mlm::data {
 namespace {
@@ -49,6 +50,7 @@ TokenizingPipeline::Batch TokenizingPipeline::read_batch() {
         item.doc.epoch = doc.epoch;
         item.doc.start = doc.start;
         item.doc.end = doc.end;
+        item.file = doc.file;
         batch.items.push_back(std::move(item));
         continue;
       }
@@ -68,10 +70,14 @@ void TokenizingPipeline::tokenize(Batch& batch) const {
   try {
     for (auto& item : batch.items) {
       if (item.event != StreamEvent::document) continue;
-      if (keep_sentences_) {
-        encode_sentences(tokenizer_, item.text, item.doc);
-      } else {
-        tokenizer_.encode(item.text, item.doc.ids);
+      try {
+        if (keep_sentences_) {
+          encode_sentences(tokenizer_, item.text, item.doc);
+        } else {
+          tokenizer_.encode(item.text, item.doc.ids);
+        }
+      } catch (const text::RegexBudgetError& e) {
+        throw e.at(describe_position(item.file, item.doc.start));
       }
       std::string().swap(item.text);
     }

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "mlm/text/regex_budget.h"
+
 namespace mlm::text::hf {
 
 void split_spans(std::string_view text, bool at_text_start, std::vector<Span>& spans,
@@ -134,6 +136,7 @@ std::string onig_to_icu_pattern(const std::string& pattern, RegexDialect dialect
 }
 
 struct OnigRegex::Impl {
+  std::string source;  // as the file gave it, for errors
   std::unique_ptr<icu::RegexPattern> pattern;
   uint64_t serial;  // names the pattern in the per-thread matcher cache (an address may be reused)
 };
@@ -155,6 +158,31 @@ icu::RegexMatcher& thread_matcher(const icu::RegexPattern& pattern, uint64_t ser
   return *matcher;
 }
 
+// ICU's own time limit counts from the matcher's reset, so over a long text it would add up
+// the work of every match before; the budget is per match. ICU calls this once per time unit
+// while it matches; spans() zeroes the count before each find().
+struct MatchClock {
+  int32_t units = 0;  // time units of the current find()
+  int32_t limit = 0;  // units one find() may take; 0: no limit
+};
+
+UBool on_time_unit(const void* context, int32_t /*units since the reset*/) {
+  auto* clock = static_cast<MatchClock*>(const_cast<void*>(context));
+  return clock->limit == 0 || ++clock->units < clock->limit;
+}
+
+// Why ICU stopped a match, in the words of RegexBudgetError.
+std::string stop_reason(UErrorCode status, const RegexBudget& budget) {
+  if (status == U_REGEX_STOPPED_BY_CALLER) {
+    return "ran over its time budget (" + std::to_string(budget.time_limit) +
+           " ICU time units in one match, tokenizer.regex_time_limit)";
+  }
+  if (status == U_REGEX_STACK_OVERFLOW) {
+    return "ran over its backtracking stack (" + std::to_string(budget.stack_limit_bytes >> 10) + " KB)";
+  }
+  return std::string("was stopped by ICU (") + u_errorName(status) + ")";
+}
+
 }  // namespace splitting_detail
 
 OnigRegex::OnigRegex(const std::string& pattern, RegexDialect dialect) : impl_(std::make_unique<Impl>()) {
@@ -162,6 +190,7 @@ OnigRegex::OnigRegex(const std::string& pattern, RegexDialect dialect) : impl_(s
   UParseError parse_error;
   impl_->pattern.reset(icu::RegexPattern::compile(
       icu::UnicodeString::fromUTF8(onig_to_icu_pattern(pattern, dialect)), 0, parse_error, status));
+  impl_->source = pattern;
   impl_->serial = splitting_detail::next_serial++;
   if (U_FAILURE(status)) {
     throw std::invalid_argument(std::string("the regex does not compile (") + u_errorName(status) +
@@ -177,9 +206,17 @@ void OnigRegex::spans(std::string_view text, std::vector<Span>& out) const {
   UText utext = UTEXT_INITIALIZER;
   utext_openUTF8(&utext, text.data(), static_cast<int64_t>(text.size()), &status);
   icu::RegexMatcher& matcher = splitting_detail::thread_matcher(*impl_->pattern, impl_->serial);
+  // Set on every call: the budget may have changed since the matcher was made.
+  const RegexBudget budget = regex_budget();
+  splitting_detail::MatchClock clock;
+  clock.limit = budget.time_limit;
+  matcher.setMatchCallback(splitting_detail::on_time_unit, &clock, status);
+  matcher.setStackLimit(budget.stack_limit_bytes, status);
   matcher.reset(&utext);
   uint32_t last = 0;
-  while (matcher.find(status) && U_SUCCESS(status)) {
+  for (;;) {
+    clock.units = 0;
+    if (!matcher.find(status) || U_FAILURE(status)) break;
     const auto begin = static_cast<uint32_t>(matcher.start64(status));
     const auto end = static_cast<uint32_t>(matcher.end64(status));
     // An empty match stays a (dropped) match: it still cuts the gap around it, as in onig.
@@ -188,6 +225,9 @@ void OnigRegex::spans(std::string_view text, std::vector<Span>& out) const {
     last = end;
   }
   utext_close(&utext);
+  // find() returns false both at the end and when ICU gives up: the second must not pass
+  // for "no more matches", which would tokenize the rest of the text as one gap.
+  if (U_FAILURE(status)) throw RegexBudgetError(impl_->source, splitting_detail::stop_reason(status, budget));
   if (last < text.size() || text.empty()) out.push_back({last, static_cast<uint32_t>(text.size()), false});
 }
 

@@ -26,6 +26,9 @@ struct TokenizerConfig {
   std::vector<std::string> training_files; // empty = data.train_files
   std::vector<std::string> add_tokens;     // type hf: terms made single tokens (new ids after
                                            // the largest; rows initialised by their pieces' mean)
+  int64_t regex_time_limit = 1000;         // type hf: ICU time units (10,000 regex engine steps
+                                           // each) one match of a tokenizer.json pattern may
+                                           // take before the run stops; 0 = no limit
 
   template <class V>
   void visit(V& v) {
@@ -40,6 +43,7 @@ struct TokenizerConfig {
     v("byte_fallback", byte_fallback);
     v("training_files", training_files);
     v("add_tokens", add_tokens);
+    v("regex_time_limit", regex_time_limit);
   }
 };
 

@@ -26,7 +26,11 @@ struct StreamDocument {
   int64_t epoch = 0;
   StreamCursor start;  // reading from here yields this document first
   StreamCursor end;    // reading from here yields the documents after it
+  const text::CorpusFile* file = nullptr;  // read from (owned by the stream, lives as long)
 };
+
+/// Where a document begins, for errors: "path:line (byte N)".
+std::string describe_position(const text::CorpusFile* file, const StreamCursor& at);
 
 /// Which documents of the files belong to the split.
 enum class Holdout { all, held_out_only, without_held_out };

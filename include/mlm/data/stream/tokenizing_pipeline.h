@@ -50,6 +50,7 @@ class TokenizingPipeline {
     StreamEvent event = StreamEvent::document;
     std::string text;
     TokenizedDocument doc;
+    const text::CorpusFile* file = nullptr;  // for errors
   };
   struct Batch {
     std::vector<Item> items;
