@@ -6,6 +6,11 @@
 // and (when its roles make it a run's tokenizer, Tokenizer::from_hf) load again from the bytes a
 // checkpoint stores (serialized_model) and encode the same ids.
 //
+// A pattern of the file that backtracks without bound may stop an encode with
+// RegexBudgetError (the budget's documented outcome); the harness runs under a budget of 50
+// time units rather than the default 1000 so that a run of such matches stays well inside
+// libFuzzer's -timeout.
+//
 // Input: tokenizer.json, then optionally a NUL byte and tokenizer_config.json (the special
 // roles). The texts encoded are a few fixed ones and windows of the input itself, which holds
 // the vocabulary's pieces, the added tokens and the patterns' literals.
@@ -18,6 +23,7 @@
 
 #include "fuzz_support.h"
 #include "mlm/text/hf/hf_tokenizer.h"
+#include "mlm/text/regex_budget.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/text/utf8.h"
 #include "mlm/util/errors.h"
@@ -71,6 +77,8 @@ void check_hf(const mlm::text::hf::HfTokenizer& tok, const std::vector<std::stri
       try {
         tok.decode(*encoded, true);
         tok.decode(*encoded, false);
+      } catch (const mlm::text::RegexBudgetError&) {
+        throw;  // a Replace decoder's pattern over its budget: allowed
       } catch (const mlm::DataError& e) {
         mlm::fuzz::fail(kTarget, "decoding its own ids " + ids_text(*encoded) + " fails: " + e.what());
       }
@@ -100,6 +108,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   files.tokenizer_json = std::string(input.substr(0, nul));
   if (nul != std::string_view::npos) files.tokenizer_config_json = std::string(input.substr(nul + 1));
   const auto texts = sample_texts(input);
+  static const bool budget_set = [] {
+    mlm::text::set_regex_budget({50, mlm::text::RegexBudget{}.stack_limit_bytes});
+    return true;
+  }();
+  (void)budget_set;
 
   std::optional<mlm::text::hf::HfTokenizer> tok;
   try {
@@ -108,14 +121,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // the one allowed outcome for a bad file
   }
   if (tok) {
-    check_hf(*tok, texts);
-    std::optional<mlm::text::Tokenizer> run;
     try {
-      run = mlm::text::Tokenizer::from_hf(*tok, "<fuzz>/tokenizer.json");
-    } catch (const mlm::DataError&) {
-      // a role missing or not in the vocabulary
+      check_hf(*tok, texts);
+      std::optional<mlm::text::Tokenizer> run;
+      try {
+        run = mlm::text::Tokenizer::from_hf(*tok, "<fuzz>/tokenizer.json");
+      } catch (const mlm::text::RegexBudgetError&) {
+        throw;
+      } catch (const mlm::DataError&) {
+        // a role missing or not in the vocabulary
+      }
+      if (run) check_run_tokenizer(*run, texts);
+    } catch (const mlm::text::RegexBudgetError&) {
+      // a pattern over its budget on one of the texts
     }
-    if (run) check_run_tokenizer(*run, texts);
   }
   // The WordPiece loader's reading of a tokenizer.json (a checkpoint's copy of a WordPiece run's
   // tokenizer, or tokenizer.type wordpiece): JSON only, a model proto goes to sentencepiece.
