@@ -70,7 +70,9 @@ TEST_F(ConfigJsonBounds, DimensionsThatBuildNoModelAreRefused) {
   message = refusal(R"({"model_type": "electra", "intermediate_size": -5})");
   EXPECT_NE(message.find("intermediate_size -5 must be at least 1"), std::string::npos) << message;
   message = refusal(R"({"model_type": "roberta", "vocab_size": -1})");
-  EXPECT_NE(message.find("vocab_size -1"), std::string::npos) << message;
+  EXPECT_NE(message.find("vocab_size -1 must be >= 0 (0: the tokenizer's size)"), std::string::npos) << message;
+  message = refusal(R"({"model_type": "electra", "embedding_size": -3})");
+  EXPECT_NE(message.find("embedding_size -3 must be >= 0 (0: the hidden size)"), std::string::npos) << message;
 }
 
 TEST_F(ConfigJsonBounds, AConfigJsonDisagreeingWithTheWeightsIsRefused) {

@@ -140,6 +140,27 @@ TEST(Safetensors, DamagedFilesAreOneErrorNamingTheFileAndTheFault) {
   EXPECT_NE(error_of([&] { read_safetensors(path); }).find("unsupported dtype \"F8_E4M3\""), std::string::npos);
 }
 
+// Sizes past int64, and shapes whose element count wraps to the byte count data_offsets give:
+// CheckpointError naming the file and the tensor, not LibTorch's c10::Error from torch::empty.
+TEST(Safetensors, SizesPastInt64AreRefusedBeforeLibTorchSeesThem) {
+  Dir dir;
+  const auto path = dir.file("huge.safetensors");
+  // 2^32 x 2^32 elements: 0 once the product wraps in 64 bits, as many as [0, 0] holds.
+  const std::string wraps = R"({"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,0]}})";
+  write_raw(path, wraps, wraps.size(), 0);
+  auto message = error_of([&] { read_safetensors(path); });
+  EXPECT_NE(message.find(path + ": tensor 'a': shape [4294967296,4294967296] has more elements than a tensor can hold"),
+            std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  // 2^64 - 1: -1 as an int64 size.
+  const std::string negative = R"({"a":{"dtype":"F32","shape":[18446744073709551615],"data_offsets":[0,0]}})";
+  write_raw(path, negative, negative.size(), 0);
+  message = error_of([&] { read_safetensors(path); });
+  EXPECT_NE(message.find(path + ": tensor 'a': shape [18446744073709551615] is not a list of sizes"),
+            std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
 TEST(HfDirectory, ReadsShardedIndexesAndNamesWhatIsMissing) {
   Dir dir;
   const auto tensors = sample();

@@ -62,8 +62,9 @@ void require_buildable_shape(const config::ModelConfig& c, const std::string& pa
       {"max_position_embeddings", c.max_position_embeddings}, {"type_vocab_size", c.type_vocab_size}};
   for (const auto& [key, value] : at_least_one)
     if (value < 1) refuse(key, value, "must be at least 1");
-  if (c.vocab_size < 0) refuse("vocab_size", c.vocab_size, "must be at least 1");
-  if (c.embedding_size < 0) refuse("embedding_size", c.embedding_size, "must be at least 1");
+  // 0 is allowed for these two (absent from config.json reads as 0): only negatives are refused.
+  if (c.vocab_size < 0) refuse("vocab_size", c.vocab_size, "must be >= 0 (0: the tokenizer's size)");
+  if (c.embedding_size < 0) refuse("embedding_size", c.embedding_size, "must be >= 0 (0: the hidden size)");
   if (c.hidden_size % c.num_attention_heads != 0)
     refuse("hidden_size", c.hidden_size,
            fmt::format("is not divisible by num_attention_heads {}: no head width", c.num_attention_heads));

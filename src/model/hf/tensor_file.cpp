@@ -6,6 +6,7 @@
 #include <torch/serialize.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -27,11 +28,19 @@ struct PyObj {
   Kind kind = Kind::none;
   int64_t i = 0;
   double f = 0;
-  std::string s;                              // string, or "module.name" of a global
+  std::string s;                              // string, "module.name" of a global, or a tensor's storage record
   std::vector<Obj> items;                     // tuple, list
   std::vector<std::pair<Obj, Obj>> entries;   // dict (insertion order)
   torch::Tensor t;
+  int depth = 0;           // levels of objects below this one (0: holds none)
+  bool contained = false;  // inside another object: a list or dict then takes no more items
 };
+
+// Objects nest at most this deep. Freeing them (a shared_ptr chain) recurses once per level on
+// the C++ stack, so a pickle of a million nested tuples (a few bytes each) would overflow it.
+// Python's pickler stops near its recursion limit (1000 by default), so torch.save never
+// writes deeper, and a state dict is 3 or 4 levels.
+constexpr int kMaxNesting = 1000;
 
 Obj make(PyObj::Kind kind) {
   auto o = std::make_shared<PyObj>();
@@ -51,10 +60,22 @@ c10::ScalarType dtype_of_storage(const std::string& name) {
   return it->second;
 }
 
+// The size a zip entry claims, bounded before it is allocated. torch.save stores its records
+// uncompressed, so none is larger than the file; miniz checks that only for small stored
+// entries, not for deflated or zip64 ones, whose claimed size getRecord would allocate.
+size_t record_size(caffe2::serialize::PyTorchStreamReader& zip, const std::string& record, uint64_t file_bytes) {
+  const size_t size = zip.getRecordSize(record);
+  if (size > file_bytes)
+    throw std::runtime_error("record " + record + " claims " + std::to_string(size) + " bytes, more than the file's " +
+                             std::to_string(file_bytes) + " (torch.save stores records uncompressed)");
+  return size;
+}
+
 class StateDictUnpickler {
  public:
-  StateDictUnpickler(const std::vector<char>& bytes, caffe2::serialize::PyTorchStreamReader& zip)
-      : data_(bytes), zip_(zip) {}
+  StateDictUnpickler(const std::vector<char>& bytes, caffe2::serialize::PyTorchStreamReader& zip,
+                     uint64_t file_bytes)
+      : data_(bytes), zip_(zip), file_bytes_(file_bytes) {}
 
   Obj run() {
     for (;;) {
@@ -109,6 +130,7 @@ class StateDictUnpickler {
         case 't': {                                           // TUPLE
           auto o = make(PyObj::Kind::tuple);
           o->items = pop_to_mark();
+          for (const auto& item : o->items) nest(*o, item);
           stack_.push_back(o);
           break;
         }
@@ -116,30 +138,41 @@ class StateDictUnpickler {
           auto o = make(PyObj::Kind::tuple);
           o->items.resize(op - 0x84);
           for (auto k = o->items.size(); k-- > 0;) o->items[k] = pop();
+          for (const auto& item : o->items) nest(*o, item);
           stack_.push_back(o);
           break;
         }
         case 'a': {                                           // APPEND
           auto v = pop();
-          top()->items.push_back(v);
+          auto list = open_container(top(), PyObj::Kind::list);
+          nest(*list, v);
+          list->items.push_back(v);
           break;
         }
         case 'e': {                                           // APPENDS
           auto vs = pop_to_mark();
-          auto& list = top()->items;
-          list.insert(list.end(), vs.begin(), vs.end());
+          auto list = open_container(top(), PyObj::Kind::list);
+          for (const auto& v : vs) nest(*list, v);
+          list->items.insert(list->items.end(), vs.begin(), vs.end());
           break;
         }
         case 's': {                                           // SETITEM
           auto v = pop();
           auto k = pop();
-          expect_dict(top())->entries.emplace_back(k, v);
+          auto d = open_container(top(), PyObj::Kind::dict);
+          nest(*d, k);
+          nest(*d, v);
+          d->entries.emplace_back(k, v);
           break;
         }
         case 'u': {                                           // SETITEMS
           auto kv = pop_to_mark();
-          auto d = expect_dict(top());
-          for (size_t k = 0; k + 1 < kv.size(); k += 2) d->entries.emplace_back(kv[k], kv[k + 1]);
+          auto d = open_container(top(), PyObj::Kind::dict);
+          for (size_t k = 0; k + 1 < kv.size(); k += 2) {
+            nest(*d, kv[k]);
+            nest(*d, kv[k + 1]);
+            d->entries.emplace_back(kv[k], kv[k + 1]);
+          }
           break;
         }
         case 'b': pop(); break;  // BUILD: OrderedDict._metadata (module versions) is not needed
@@ -211,9 +244,28 @@ class StateDictUnpickler {
     if (it == memo_.end()) throw std::runtime_error("malformed pickle (memo " + std::to_string(key) + ")");
     return it->second;
   }
-  static Obj expect_dict(const Obj& o) {
-    if (o->kind != PyObj::Kind::dict) throw std::runtime_error("malformed pickle (items set on a non-dict)");
+  // The list or dict that APPEND(S) / SETITEM(S) add to. A pickle may fetch a container from
+  // the memo and add to it after it is already inside another: to itself (a shared_ptr cycle,
+  // never freed) or below its own descendants (nesting past the depth recorded). Python's
+  // pickler fills a container before it places it (only a self-referencing object is written
+  // otherwise), so a container that is inside another is refused as a target.
+  static Obj open_container(const Obj& o, PyObj::Kind kind) {
+    if (o->kind != kind)
+      throw std::runtime_error(kind == PyObj::Kind::dict ? "malformed pickle (items set on a non-dict)"
+                                                          : "malformed pickle (items appended to a non-list)");
+    if (o->contained)
+      throw std::runtime_error("malformed pickle (items added to a list or dict that is already inside another "
+                               "object: a self-referencing object)");
     return o;
+  }
+  // Records that `child` is now inside `parent`: no cycle, and the depth bounded.
+  static void nest(PyObj& parent, const Obj& child) {
+    if (child.get() == &parent) throw std::runtime_error("malformed pickle (a list or dict inside itself)");
+    child->contained = true;
+    parent.depth = std::max(parent.depth, child->depth + 1);
+    if (parent.depth > kMaxNesting)
+      throw std::runtime_error("malformed pickle (objects nested more than " + std::to_string(kMaxNesting) +
+                               " deep)");
   }
   static std::vector<int64_t> ints(const PyObj& tuple) {
     std::vector<int64_t> out;
@@ -235,16 +287,23 @@ class StateDictUnpickler {
     const auto dtype = dtype_of_storage(pid.items[1]->s);
     const int64_t numel = pid.items[4]->i;
     const std::string record = "data/" + key;
+    // The element count is the file's: its byte size must not wrap int64 into a small number
+    // that matches a small record (LibTorch would then refuse the count with its own message).
+    int64_t want = 0;
+    if (numel < 0 || __builtin_mul_overflow(numel, static_cast<int64_t>(c10::elementSize(dtype)), &want))
+      throw std::runtime_error("record " + record + ": storage of " + std::to_string(numel) + " " +
+                               pid.items[1]->s + " elements is not a size a tensor can have");
     if (!zip_.hasRecord(record)) throw std::runtime_error("record " + record + " is missing");
-    auto [ptr, size] = zip_.getRecord(record);
-    const size_t want = static_cast<size_t>(numel) * c10::elementSize(dtype);
-    if (size != want)
+    const size_t size = record_size(zip_, record, file_bytes_);
+    if (size != static_cast<uint64_t>(want))
       throw std::runtime_error("record " + record + " has " + std::to_string(size) +
                                " bytes, expected " + std::to_string(want));
+    auto ptr = std::get<0>(zip_.getRecord(record));
     auto storage = torch::empty({numel}, torch::TensorOptions().dtype(dtype));
-    if (want > 0) std::memcpy(storage.data_ptr(), ptr.get(), want);
+    if (want > 0) std::memcpy(storage.data_ptr(), ptr.get(), size);
     auto o = make(PyObj::Kind::tensor);
     o->t = storage;
+    o->s = record;
     storages_[key] = o;
     return o;
   }
@@ -255,19 +314,34 @@ class StateDictUnpickler {
     const auto& a = args.items;
     if (fn.s == "collections.OrderedDict") return make(PyObj::Kind::dict);
     if (fn.s == "torch._utils._rebuild_tensor_v2" || fn.s == "torch._utils._rebuild_tensor") {
-      if (a.size() < 4 || a[0]->kind != PyObj::Kind::tensor)
+      if (a.size() < 4 || a[0]->kind != PyObj::Kind::tensor || a[1]->kind != PyObj::Kind::integer)
         throw std::runtime_error("malformed tensor record");
+      const std::string& record = a[0]->s;
       const auto sizes = ints(*a[2]);
       const auto strides = ints(*a[3]);
       const int64_t offset = a[1]->i;
-      // Bounds check: as_strided would read past the storage of a corrupt file.
-      int64_t last = offset;
-      for (size_t d = 0; d < sizes.size() && d < strides.size(); ++d)
-        if (sizes[d] == 0) last = -1; else if (last >= 0) last += (sizes[d] - 1) * strides[d];
-      if (sizes.size() != strides.size() || offset < 0 || last >= a[0]->t.numel())
-        throw std::runtime_error("tensor record exceeds its storage");
+      if (sizes.size() != strides.size() || offset < 0)
+        throw std::runtime_error("tensor over record " + record + ": malformed sizes, strides or offset");
+      // Bounds check: as_strided would read past the storage of a corrupt file. The last
+      // element's index, offset + sum((size - 1) * stride), and the element count are the
+      // file's int64s: checked for overflow, as a wrapped sum would pass for an index inside.
+      int64_t last = offset, numel = 1;
+      bool overflow = false;
+      for (size_t d = 0; d < sizes.size(); ++d) {
+        if (sizes[d] < 0 || strides[d] < 0)
+          throw std::runtime_error("tensor over record " + record + ": negative size or stride");
+        int64_t span = 0;
+        overflow = overflow || __builtin_mul_overflow(numel, sizes[d], &numel);
+        if (sizes[d] > 0)
+          overflow = overflow || __builtin_mul_overflow(sizes[d] - 1, strides[d], &span) ||
+                     __builtin_add_overflow(last, span, &last);
+      }
+      if (overflow || (numel > 0 && last >= a[0]->t.numel()))
+        throw std::runtime_error("tensor over record " + record + " exceeds its storage of " +
+                                 std::to_string(a[0]->t.numel()) + " elements");
       auto o = make(PyObj::Kind::tensor);
       o->t = a[0]->t.as_strided(sizes, strides, offset);
+      o->s = record;
       return o;
     }
     if (fn.s == "torch._utils._rebuild_parameter" ||
@@ -281,6 +355,7 @@ class StateDictUnpickler {
 
   const std::vector<char>& data_;
   caffe2::serialize::PyTorchStreamReader& zip_;
+  const uint64_t file_bytes_;
   size_t pos_ = 0;
   std::vector<Obj> stack_;
   std::vector<size_t> marks_;
@@ -307,12 +382,14 @@ TensorDict read_tensor_file(const std::string& path) {
   }
   in.close();
   try {
+    const uint64_t file_bytes = std::filesystem::file_size(path);
     caffe2::serialize::PyTorchStreamReader zip(path);
     if (!zip.hasRecord("data.pkl")) throw std::runtime_error("no data.pkl record");
+    record_size(zip, "data.pkl", file_bytes);
     auto [pkl_ptr, pkl_size] = zip.getRecord("data.pkl");
     const char* pkl = static_cast<const char*>(pkl_ptr.get());
     std::vector<char> bytes(pkl, pkl + pkl_size);
-    auto root = StateDictUnpickler(bytes, zip).run();
+    auto root = StateDictUnpickler(bytes, zip, file_bytes).run();
     if (root->kind != PyObj::Kind::dict) throw std::runtime_error("top-level object is not a dict");
     TensorDict out;
     for (const auto& [k, v] : root->entries) {
