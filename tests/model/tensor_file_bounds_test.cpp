@@ -64,8 +64,8 @@ std::string tuple(const std::vector<int64_t>& values) {
 // {"w": _rebuild_tensor_v2(FloatStorage of `numel` in record data/0, offset, sizes, strides, False)}
 std::string state_dict_pickle(int64_t numel, int64_t offset, const std::vector<int64_t>& sizes,
                               const std::vector<int64_t>& strides) {
-  const std::string storage =
-      "(" + text("storage") + global("torch", "FloatStorage") + text("0") + text("cpu") + int64(numel) + "tQ";
+  const std::string storage = std::string("(") + text("storage") + global("torch", "FloatStorage") + text("0") +
+                              text("cpu") + int64(numel) + "tQ";
   const std::string tensor = global("torch._utils", "_rebuild_tensor_v2") + "(" + storage + int64(offset) +
                              tuple(sizes) + tuple(strides) + "\x89" + "tR";
   return std::string("\x80\x02") + "}" + text("w") + tensor + "s.";
