@@ -13,7 +13,7 @@ namespace mlm::model {
 namespace config_bounds_detail {
 
 // The fp32 parameters a model of this shape holds, in double: the dimensions are a file's and
-// their products may pass int64. Within a few percent of parameter_count (biases and norms
+// their products may pass int64. Within a few percent of the built model's parameters (biases and norms
 // are the terms left out), which is all a refusal against the machine's memory needs.
 double network_parameters(const config::ModelConfig& c, double vocab_rows, double hidden, double layers,
                           double intermediate) {
