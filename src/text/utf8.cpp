@@ -2,36 +2,10 @@
 
 #include <cstdint>
 
+#include "mlm/util/utf8_validate.h"
+
 namespace mlm::text {
 namespace {
-
-// Length of the valid UTF-8 sequence at s[i], or 0 when it is invalid.
-size_t valid_sequence_length(const unsigned char* s, size_t n, size_t i) {
-  const unsigned char c = s[i];
-  if (c < 0x80) return 1;
-  size_t len;
-  uint32_t cp;
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-    cp = c & 0x1F;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    cp = c & 0x0F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + len > n) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if ((s[i + k] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i + k] & 0x3F);
-  }
-  if (len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) return 0;
-  if (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) return 0;
-  return len;
-}
 
 bool is_ascii_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -40,17 +14,7 @@ bool is_ascii_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == 
 size_t repair_utf8(std::string& text) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
-  size_t i = 0;
-  // Fast path: find the first invalid sequence without copying.
-  while (i < n) {
-    if (s[i] < 0x80) {
-      ++i;
-      continue;
-    }
-    const size_t len = valid_sequence_length(s, n, i);
-    if (len == 0) break;
-    i += len;
-  }
+  size_t i = utf8_valid_prefix(text);  // valid text is left as it is, without a copy
   if (i == n) return 0;
 
   std::string out;
@@ -58,7 +22,7 @@ size_t repair_utf8(std::string& text) {
   out.append(text, 0, i);
   size_t replaced = 0;
   while (i < n) {
-    const size_t len = valid_sequence_length(s, n, i);
+    const size_t len = utf8_sequence_length(text, i);
     if (len == 0) {
       out += "\xEF\xBF\xBD";
       ++replaced;

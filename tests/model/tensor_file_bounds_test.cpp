@@ -61,14 +61,14 @@ std::string tuple(const std::vector<int64_t>& values) {
   return out + "t";
 }
 
-// {"w": _rebuild_tensor_v2(FloatStorage of `numel` in record data/0, offset, sizes, strides, False)}
+// {key: _rebuild_tensor_v2(FloatStorage of `numel` in record data/0, offset, sizes, strides, False)}
 std::string state_dict_pickle(int64_t numel, int64_t offset, const std::vector<int64_t>& sizes,
-                              const std::vector<int64_t>& strides) {
+                              const std::vector<int64_t>& strides, const std::string& key = "w") {
   const std::string storage = std::string("(") + text("storage") + global("torch", "FloatStorage") + text("0") +
                               text("cpu") + int64(numel) + "tQ";
   const std::string tensor = global("torch._utils", "_rebuild_tensor_v2") + "(" + storage + int64(offset) +
                              tuple(sizes) + tuple(strides) + "\x89" + "tR";
-  return std::string("\x80\x02") + "}" + text("w") + tensor + "s.";
+  return std::string("\x80\x02") + "}" + text(key) + tensor + "s.";
 }
 
 std::string error_of(const std::string& path) {
@@ -123,6 +123,15 @@ TEST_F(TensorFileBounds, SizesAndStridesWhoseLastIndexWrapsInt64AreRefused) {
   expect_refusal(path, error_of(path), "tensor over record data/0 exceeds its storage of 1 elements");
   write_file(path, zip_bytes(state_dict_pickle(6, 0, {2, -3}, {3, 1}), 24));
   expect_refusal(path, error_of(path), "tensor over record data/0: negative size or stride");
+}
+
+// A tensor name must be text: it becomes a JSON key when the weights are exported (found by
+// torch_save_fuzzer: write_safetensors died on it).
+TEST_F(TensorFileBounds, ATensorNameThatIsNotUtf8IsRefused) {
+  write_file(path, zip_bytes(state_dict_pickle(6, 0, {2, 3}, {3, 1}, "w\xC3("), 24));
+  expect_refusal(path, error_of(path), "is not UTF-8");
+  write_file(path, zip_bytes(state_dict_pickle(6, 0, {2, 3}, {3, 1}, "w\xC3\xA9"), 24));
+  EXPECT_EQ(read_tensor_file(path).at(0).first, "w\xC3\xA9");  // é is fine
 }
 
 TEST_F(TensorFileBounds, AListAppendedToItselfIsRefused) {

@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "mlm/util/errors.h"
+#include "mlm/util/utf8_validate.h"
 
 namespace mlm::model {
 namespace {
@@ -218,6 +219,11 @@ class StateDictUnpickler {
     if (n > data_.size() - pos_) throw std::runtime_error("data.pkl ends early");
     auto o = make(PyObj::Kind::string);
     o->s.assign(data_.data() + pos_, n);
+    // A pickled str is UTF-8 (Python would not load it otherwise); its keys name tensors in
+    // the JSON of a safetensors export.
+    if (const size_t valid = utf8_valid_prefix(o->s); valid != n)
+      throw std::runtime_error("the string at byte " + std::to_string(pos_ + valid) +
+                               " of data.pkl is not UTF-8");
     pos_ += n;
     stack_.push_back(o);
   }
