@@ -12,7 +12,7 @@
 
 #include "fuzz_support.h"
 #include "mlm/model/electra/electra_hf.h"
-#include "mlm/model/hf/hf_directory.h"
+#include "mlm/model/pretrained/hf_config.h"
 #include "mlm/util/errors.h"
 
 namespace fs = std::filesystem;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Behaviour unchanged by a refactoring: the same short runs of three reference configurations
-# (BERT tiny; BERT mini with SOP, whole-word masking and accumulation; ModernBERT mini), made
+# Behaviour unchanged by a refactoring: the same short runs of five reference configurations
+# (BERT tiny; BERT mini with SOP, whole-word masking and accumulation; ModernBERT mini; ELECTRA
+# mini, generator and discriminator; RoBERTa at tiny's size), made
 # by two builds, must write the same metrics.jsonl rows (timing fields aside) and byte-equal
 # weights, both at the end of STEPS steps and after each build resumed its run for 5 more.
 # (optimizer.pt is compared through that resume: its bytes name tensors by address.)
@@ -23,6 +24,8 @@ declare -A extra=(
   [tiny]="--config $root/configs/tiny.yaml"
   [mini-sop]="--config $root/configs/mini.yaml --set model.objective=sop --set masking.strategy=whole_word --set train.grad_accum_steps=2 --set model.max_position_embeddings=128"
   [modernbert-mini]="--config $root/configs/modernbert-mini.yaml --set model.max_position_embeddings=128"
+  [electra-mini]="--config $root/configs/electra-mini.yaml --set model.max_position_embeddings=128"
+  [roberta-tiny]="--config $root/configs/tiny.yaml --set model.architecture=roberta"
 )
 
 # Timing fields differ from run to run; everything else must not.
@@ -35,7 +38,7 @@ for line in open(sys.argv[1]):
     print(json.dumps(row, sort_keys=True))' "$1"; }
 
 status=0
-for name in tiny mini-sop modernbert-mini; do
+for name in tiny mini-sop modernbert-mini electra-mini roberta-tiny; do
   for side in old new; do
     bin="$old"; [[ $side == new ]] && bin="$new"
     for run in "train.max_steps=$steps" "train.max_steps=$((steps + 5)) --resume latest"; do

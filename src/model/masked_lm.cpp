@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "mlm/model/hf/tensor_file.h"
 #include "mlm/model/kernels/masked_lm_loss.h"
 #include "mlm/model/layers.h"
 

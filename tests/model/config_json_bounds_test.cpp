@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "mlm/model/bert/bert.h"
-#include "mlm/model/hf/hf_directory.h"
+#include "mlm/model/pretrained/hf_config.h"
+#include "mlm/model/pretrained/model_shape.h"
 #include "mlm/util/errors.h"
 #include "model_test_util.h"
 

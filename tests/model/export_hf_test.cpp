@@ -6,8 +6,10 @@
 
 #include <unistd.h>
 
-#include "mlm/model/hf/export_hf.h"
 #include "mlm/model/hf/hf_directory.h"
+#include "mlm/model/pretrained/export_hf.h"
+#include "mlm/model/pretrained/hf_config.h"
+#include "mlm/model/pretrained/init_from.h"
 #include "mlm/util/errors.h"
 #include "model_test_util.h"
 

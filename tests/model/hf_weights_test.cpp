@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "mlm/model/bert/bert.h"
-#include "mlm/model/hf/hf_directory.h"
+#include "mlm/model/pretrained/init_from.h"
 #include "mlm/util/errors.h"
 #include "model_test_util.h"
 

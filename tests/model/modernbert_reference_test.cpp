@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "config/config_test_util.h"
-#include "mlm/model/hf/export_hf.h"
+#include "mlm/model/pretrained/hf_config.h"
 #include "mlm/model/hf/safetensors.h"
 #include "mlm/model/make_masked_lm.h"
 #include "mlm/model/modernbert/modernbert.h"

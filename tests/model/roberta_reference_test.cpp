@@ -14,8 +14,10 @@
 
 #include "config/config_test_util.h"
 #include "mlm/model/bert/bert.h"
-#include "mlm/model/hf/export_hf.h"
 #include "mlm/model/hf/hf_directory.h"
+#include "mlm/model/pretrained/export_hf.h"
+#include "mlm/model/pretrained/hf_config.h"
+#include "mlm/model/pretrained/init_from.h"
 #include "mlm/model/hf/safetensors.h"
 #include "mlm/util/errors.h"
 #include "model_test_util.h"

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "mlm/model/hf/hf_directory.h"
+#include "mlm/model/pretrained/init_from.h"
 #include "mlm/model/hf/safetensors.h"
 #include "mlm/test_paths.h"
 #include "mlm/util/errors.h"

@@ -1,6 +1,6 @@
 #pragma once
-// The factory of the MaskedLm seam: the one place that knows every architecture. A new
-// architecture (an encoder with its tied head, behind MaskedLmImpl) is added here.
+// The factory of the MaskedLm seam: model.architecture's registered spec builds it
+// (architectures.h).
 #include "mlm/config/sections/model.h"
 #include "mlm/model/masked_lm.h"
 

@@ -1,10 +1,10 @@
 #pragma once
 // The model mlm-train trains, whatever its architecture: an encoder and a masked-LM head whose
 // decoder is tied to the token embeddings (BERT may add an NSP/SOP head). The trainer, the
-// evaluator, checkpoints and the tools hold a MaskedLm; model.architecture picks the
-// implementation (make_masked_lm.h): BertForPreTraining (bert/bert.h; RoBERTa and XLM-R too),
-// ModernBertForMaskedLM (modernbert/modernbert.h) or, for objective rtd, ElectraForPreTraining (electra/electra.h). Both name their parameters as `transformers` does, so the Hugging Face
-// weight format is their state dict with the vocabulary unpadded.
+// evaluator, checkpoints and the tools hold a MaskedLm; model.architecture's spec builds the
+// implementation (architecture_spec.h, make_masked_lm.h). Each names its parameters as
+// `transformers` does, so the Hugging Face weight format is its state dict with the
+// vocabulary unpadded.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 #include <type_traits>
 
 #include "mlm/config/sections/model.h"
-#include "mlm/model/hf/tensor_file.h"
+#include "mlm/model/tensor_dict.h"
 
 namespace mlm::model {
 

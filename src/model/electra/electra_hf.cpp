@@ -4,9 +4,10 @@
 
 #include <filesystem>
 
-#include "../hf/config_json.h"
-#include "mlm/model/hf/export_hf.h"
+#include "mlm/model/bert/bert_config_json.h"
+#include "mlm/model/hf/config_fields.h"
 #include "mlm/model/hf/hf_directory.h"
+#include "mlm/model/pretrained/model_shape.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 #include "mlm/util/read_file.h"

@@ -95,10 +95,6 @@ ModernBertForMaskedLMImpl::ModernBertForMaskedLMImpl(const config::ModelConfig& 
   init_weights();
 }
 
-namespace {
-
-// normal(0, std) truncated to [-cutoff * std, cutoff * std], redrawing what falls outside
-// (what torch.nn.init.trunc_normal_ does when most of the mass is inside, as at cutoff 2).
 void truncated_normal_(torch::Tensor w, double std, double cutoff) {
   const double bound = cutoff * std;
   w.normal_(0.0, std);
@@ -106,8 +102,6 @@ void truncated_normal_(torch::Tensor w, double std, double cutoff) {
     w.copy_(torch::where(outside, torch::empty_like(w).normal_(0.0, std), w));
   }
 }
-
-}  // namespace
 
 void ModernBertForMaskedLMImpl::init_weights() {
   torch::NoGradGuard no_grad;

@@ -1,7 +1,7 @@
 #include "mlm/train/app/bootstrap.h"
 
 #include "mlm/config/validate.h"
-#include "mlm/model/hf/hf_directory.h"
+#include "mlm/model/pretrained/init_from.h"
 #include "mlm/model/make_masked_lm.h"
 #include "mlm/train/app/device.h"
 #include "mlm/util/errors.h"

@@ -1,7 +1,7 @@
 #include "mlm/train/app/commands.h"
 
 #include "mlm/config/validate.h"
-#include "mlm/model/hf/export_hf.h"
+#include "mlm/model/pretrained/export_hf.h"
 #include "mlm/text/hf/hf_tokenizer_files.h"
 #include "mlm/train/app/bootstrap.h"
 #include "mlm/train/app/saved_model.h"

@@ -4,7 +4,8 @@
 
 #include <filesystem>
 
-#include "mlm/model/hf/export_hf.h"
+#include "mlm/model/hf/hf_directory.h"
+#include "mlm/model/pretrained/hf_config.h"
 #include "mlm/text/hf/hf_tokenizer_files.h"
 #include "mlm/train/app/commands.h"
 #include "mlm/train/app/saved_model.h"

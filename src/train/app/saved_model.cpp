@@ -8,9 +8,12 @@
 #include <fstream>
 
 #include "mlm/config/config_loader.h"
-#include "mlm/model/electra/electra_hf.h"
+#include "mlm/model/architectures.h"
 #include "mlm/model/hf/hf_directory.h"
 #include "mlm/model/make_masked_lm.h"
+#include "mlm/model/pretrained/hf_config.h"
+#include "mlm/model/pretrained/init_from.h"
+#include "mlm/model/pretrained/model_shape.h"
 #include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/train/checkpoint/run_checkpoints.h"
 #include "mlm/train/checkpoint/trainer_state.h"
@@ -89,12 +92,15 @@ SavedModel open_hf_directory(const fs::path& dir, const config::RunConfig& confi
   return saved;
 }
 
-// An ELECTRA pair as mlm-export writes it (DIR/generator, DIR/discriminator): objective rtd.
-SavedModel open_electra_pair(const fs::path& dir, const config::RunConfig& config) {
-  auto model_config = model::electra_pair_config(dir.string(), config.model);
+// A directory laid out as an architecture's own (an ELECTRA pair as mlm-export writes it:
+// DIR/generator, DIR/discriminator), opened through that architecture's spec.
+SavedModel open_owned_directory(const model::ArchitectureSpec& owner, const fs::path& dir,
+                                const config::RunConfig& config) {
+  auto model_config = owner.directory_config(dir.string(), config.model);
   model_config.init_from.clear();
-  auto tokenizer = load_tokenizer(dir / "discriminator", config);
-  require_vocabulary_fits(tokenizer, model_config.vocab_size, (dir / "discriminator" / "config.json").string());
+  const fs::path tokenizer_dir = owner.tokenizer_directory(dir.string());
+  auto tokenizer = load_tokenizer(tokenizer_dir, config);
+  require_vocabulary_fits(tokenizer, model_config.vocab_size, (tokenizer_dir / "config.json").string());
   auto model = model::make_masked_lm(model_config, model::embedding_rows(model_config, tokenizer.size()),
                                      tokenizer.vocab().ids.pad);
   model::init_from_pretrained(model, dir.string());
@@ -124,18 +130,17 @@ SavedModel open_saved_encoder(const fs::path& dir, const config::RunConfig& conf
     auto& model = saved.model;
     // The model's keys from the file; the MLM head's (outside the encoder) as initialised when
     // the file has none. A missing encoder key stays missing, and the load names it.
-    const auto architecture = saved.model_config.architecture;
-    const std::string encoder_prefix = architecture == config::Architecture::modernbert ? "model."
-                                       : architecture == config::Architecture::electra ? "electra."
-                                       : config::is_roberta(architecture)              ? "roberta."
-                                                                                       : "bert.";
+    const auto encoder_prefixes = model::architecture_spec(saved.model_config.architecture).encoder_key_prefixes();
+    const auto in_encoder = [&](const std::string& key) {
+      return std::any_of(encoder_prefixes.begin(), encoder_prefixes.end(),
+                         [&](const std::string& prefix) { return key.rfind(prefix, 0) == 0; });
+    };
     model::TensorDict merged;
     for (const auto& [key, own] : model->hf_state_dict()) {
       const auto it = std::find_if(file_weights.begin(), file_weights.end(), [&](const auto& kv) { return kv.first == key; });
       if (it != file_weights.end()) {
         merged.emplace_back(key, it->second);
-      } else if (key.rfind(encoder_prefix, 0) != 0 && key.rfind("head.", 0) != 0 &&
-                 own.data_ptr() != model->word_embeddings().data_ptr()) {  // the tied decoder: the file's embeddings
+      } else if (!in_encoder(key) && own.data_ptr() != model->word_embeddings().data_ptr()) {  // the tied decoder: the file's embeddings
         merged.emplace_back(key, own.clone());
       }
     }
@@ -150,7 +155,8 @@ SavedModel open_saved_model(const fs::path& dir, const config::RunConfig& config
     return as_user_input([&] { return open_checkpoint(dir, config); });
   if (fs::exists(dir / "config.json") && !model::find_hf_weights(dir.string()).empty())
     return as_user_input([&] { return open_hf_directory(dir, config); });
-  if (model::is_electra_pair_dir(dir.string())) return as_user_input([&] { return open_electra_pair(dir, config); });
+  if (const auto* owner = model::spec_owning_directory(dir.string()))
+    return as_user_input([&] { return open_owned_directory(*owner, dir, config); });
   throw UsageError(dir.string() + ": neither an mlm-train checkpoint (trainer_state.json, model.pt) nor a "
                    "Hugging Face model directory (config.json with model.safetensors or pytorch_model.bin)");
 }

@@ -139,6 +139,13 @@ inline int64_t electra_embedding_size(const ModelConfig& m) {
   return m.embedding_size > 0 ? m.embedding_size : m.hidden_size;
 }
 
+/// The width of the token embeddings where an architecture factorizes them apart from the
+/// hidden size (ELECTRA's embedding_size, 0 meaning hidden_size); 0 for the others, whose
+/// embeddings are hidden_size wide.
+inline int64_t factorized_embedding_size(const ModelConfig& m) {
+  return m.architecture == Architecture::electra ? electra_embedding_size(m) : 0;
+}
+
 /// The generator of objective rtd, derived from the discriminator's shape as ELECTRA's code
 /// does: width and depth by the ratios (rounded), one head per 64 dimensions (at least one),
 /// an intermediate of 4 x width.

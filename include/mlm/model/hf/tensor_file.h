@@ -4,18 +4,14 @@
 // opcodes torch.save and LibTorch's pickler emit, nothing else): torch::pickle_load cannot
 // rebuild the collections.OrderedDict that every `model.state_dict()` saved from Python is
 // (LibTorch 1.13 turned it into None), and a reader of our own does not depend on the version.
-#include <torch/types.h>
-
 #include <string>
-#include <utility>
-#include <vector>
+
+#include "mlm/model/tensor_dict.h"
 
 namespace mlm::model {
 
-/// Named tensors in file order. Tensors that shared storage in the file still share it.
-using TensorDict = std::vector<std::pair<std::string, torch::Tensor>>;
-
-/// Reads a {str: Tensor} dict saved by Python's `torch.save` (dict or OrderedDict, tensors or
+/// Reads a {str: Tensor} dict (in file order; tensors that shared storage in the file still
+/// share it) saved by Python's `torch.save` (dict or OrderedDict, tensors or
 /// Parameters) or by torch::pickle_save. Throws CheckpointError naming `path` for a missing,
 /// truncated or foreign file, the legacy (pre-1.6) format, or a value that is not a tensor.
 TensorDict read_tensor_file(const std::string& path);

@@ -96,4 +96,9 @@ class ModernBertForMaskedLMImpl : public MaskedLmImpl {
 };
 TORCH_MODULE(ModernBertForMaskedLM);
 
+/// normal(0, std) truncated to [-cutoff * std, cutoff * std], redrawing what falls outside
+/// (what torch.nn.init.trunc_normal_ does when most of the mass is inside, as at cutoff 2):
+/// transformers' ModernBERT initialisation.
+void truncated_normal_(torch::Tensor w, double std, double cutoff);
+
 }  // namespace mlm::model

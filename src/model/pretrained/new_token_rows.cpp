@@ -1,4 +1,4 @@
-#include "mlm/model/hf/new_token_rows.h"
+#include "mlm/model/pretrained/new_token_rows.h"
 
 #include <fmt/format.h>
 

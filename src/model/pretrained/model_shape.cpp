@@ -1,55 +1,29 @@
 // A config.json's shape is checked before a model is built from it: the dimensions a damaged
 // or hostile file gives (hidden_size 1e9) would otherwise be allocated first and fail after,
 // as std::bad_alloc or the machine swapping, with no word of the file.
+#include "mlm/model/pretrained/model_shape.h"
+
 #include <fmt/format.h>
 
 #include <unistd.h>
 
 #include <algorithm>
 
-#include "config_json.h"
+#include "mlm/model/architectures.h"
+#include "mlm/util/errors.h"
 
 namespace mlm::model {
-namespace config_bounds_detail {
-
-// The fp32 parameters a model of this shape holds, in double: the dimensions are a file's and
-// their products may pass int64. Within a few percent of the built model's parameters (biases and norms
-// are the terms left out), which is all a refusal against the machine's memory needs.
-double network_parameters(const config::ModelConfig& c, double vocab_rows, double hidden, double layers,
-                          double intermediate) {
-  const bool modernbert = c.architecture == config::Architecture::modernbert;
-  const double embedding = c.architecture == config::Architecture::electra && c.embedding_size > 0
-                               ? static_cast<double>(c.embedding_size)
-                               : hidden;
-  double embeddings = vocab_rows * embedding;  // tied with the decoder
-  if (!modernbert) {
-    embeddings += (static_cast<double>(c.max_position_embeddings) + static_cast<double>(c.type_vocab_size)) * embedding;
-  }
-  if (embedding != hidden) embeddings += embedding * hidden;
-  // Attention (q, k, v, out) and the feed-forward (ModernBERT's gated Wi is twice as tall).
-  const double layer = 4 * hidden * hidden + (modernbert ? 3 : 2) * hidden * intermediate;
-  const double head = hidden * embedding + vocab_rows;
-  return embeddings + layers * layer + head;
-}
+namespace model_shape_detail {
 
 double physical_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0;
 }
 
-}  // namespace config_bounds_detail
+}  // namespace model_shape_detail
 
 double estimated_parameters(const config::ModelConfig& c, int64_t vocab_rows) {
-  using config_bounds_detail::network_parameters;
-  const double rows = static_cast<double>(vocab_rows);
-  double total = network_parameters(c, rows, static_cast<double>(c.hidden_size),
-                                    static_cast<double>(c.num_hidden_layers), static_cast<double>(c.intermediate_size));
-  if (c.objective == config::Objective::rtd) {
-    const auto g = config::generator_shape(c);
-    total += network_parameters(c, rows, static_cast<double>(g.hidden_size), static_cast<double>(g.num_hidden_layers),
-                                static_cast<double>(g.intermediate_size));
-  }
-  return total;
+  return architecture_spec(c.architecture).estimated_parameters(c, static_cast<double>(vocab_rows));
 }
 
 void require_buildable_shape(const config::ModelConfig& c, const std::string& path) {
@@ -72,7 +46,7 @@ void require_buildable_shape(const config::ModelConfig& c, const std::string& pa
   // at least one): a model that cannot be built on this machine is refused before it is tried.
   // Bounded by the machine, not by a constant, so a model of several billion parameters loads
   // where memory allows it.
-  const double memory = config_bounds_detail::physical_memory_bytes();
+  const double memory = model_shape_detail::physical_memory_bytes();
   const double bytes = 4 * estimated_parameters(c, std::max<int64_t>(1, c.vocab_size));
   if (memory > 0 && bytes > memory) {
     throw CheckpointError(fmt::format(
@@ -81,6 +55,30 @@ void require_buildable_shape(const config::ModelConfig& c, const std::string& pa
         path, c.hidden_size, c.num_hidden_layers, c.intermediate_size, c.vocab_size, bytes / 4, bytes / 1e9,
         memory / 1e9));
   }
+}
+
+std::string shape_differences(const config::ModelConfig& ours, const config::ModelConfig& theirs) {
+  struct ShapeField {
+    const char* hf_key;
+    int64_t ours, theirs;
+  };
+  const ShapeField fields[] = {
+      {"vocab_size", ours.vocab_size, theirs.vocab_size},
+      {"embedding_size", config::factorized_embedding_size(ours), config::factorized_embedding_size(theirs)},
+      {"hidden_size", ours.hidden_size, theirs.hidden_size},
+      {"num_hidden_layers", ours.num_hidden_layers, theirs.num_hidden_layers},
+      {"num_attention_heads", ours.num_attention_heads, theirs.num_attention_heads},
+      {"intermediate_size", ours.intermediate_size, theirs.intermediate_size},
+      {"max_position_embeddings", ours.max_position_embeddings, theirs.max_position_embeddings},
+      {"type_vocab_size", ours.type_vocab_size, theirs.type_vocab_size},
+      {"global_attn_every_n_layers", ours.global_attn_every_n_layers, theirs.global_attn_every_n_layers},
+      {"local_attention", ours.local_attention, theirs.local_attention}};
+  std::string differences;
+  for (const auto& f : fields)
+    if (f.theirs != f.ours)
+      differences += fmt::format("{}{} {} (set model.{}: {})", differences.empty() ? "" : ", ", f.hf_key, f.theirs,
+                                 f.hf_key, f.ours);
+  return differences;
 }
 
 }  // namespace mlm::model

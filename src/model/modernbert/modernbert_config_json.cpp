@@ -4,8 +4,8 @@
 // global_rope_theta / local_rope_theta: both are written, and either is read.
 #include <fmt/format.h>
 
-#include "../hf/config_json.h"
-#include "mlm/model/hf/export_hf.h"
+#include "mlm/model/hf/config_fields.h"
+#include "mlm/model/modernbert/modernbert_config_json.h"
 
 namespace mlm::model {
 namespace {
@@ -73,8 +73,7 @@ config::ModelConfig modernbert_config_from_hf(const nlohmann::json& json, const 
     take_rope(json["rope_parameters"], "full_attention", c.global_rope_theta, path);
     take_rope(json["rope_parameters"], "sliding_attention", c.local_rope_theta, path);
   }
-  if (!json.value("tie_word_embeddings", true))
-    throw CheckpointError(path + ": tie_word_embeddings is false; mlm-train's decoder is tied to the embeddings");
+  require_tied_embeddings(json, path);
   c.objective = config::Objective::mlm;
   return c;
 }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "mlm/model/hf/tensor_file.h"
+#include "mlm/model/tensor_dict.h"
 
 namespace mlm::model {
 
