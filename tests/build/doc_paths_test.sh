@@ -8,6 +8,7 @@
 # ignored outputs: build*/, runs/, data/, .venv/ ...), so paths under build or run outputs are
 # never repository paths. Links are taken relative to their document. Placeholders match as
 # patterns: `<stage>` and `*` match any name, `{a,b}` either; a word with `...` is skipped.
+# A link's #anchor into a Markdown file must be one of that file's headings (GitHub's slugs).
 # Source files named from inside the tree (`model/kernels/philox.h`, `trainer.cpp`: a word
 # with a C++, Python, shell or CMake extension) must be the tail of a repository file; a bare
 # Python or shell name may be someone else's script and is not checked.
@@ -85,6 +86,22 @@ def is_repo_path(tok):
         return True
     return any(tok.startswith(d) for d in TOP_DIRS)
 
+def anchors(md):
+    """GitHub's anchors of a Markdown file's headings (outside fenced blocks)."""
+    out, count, fenced = set(), {}, False
+    with open(md, encoding="utf-8") as f:
+        for line in f:
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+            m = None if fenced else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+            if not m:
+                continue
+            slug = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+            n = count.get(slug, 0)
+            count[slug] = n + 1
+            out.add(slug if n == 0 else f"{slug}-{n}")
+    return out
+
 failures = []
 checked = 0
 for doc in docs:
@@ -96,9 +113,11 @@ for doc in docs:
         seen = set()
         # Link targets, relative to the document.
         for target in LINK.findall(line):
-            if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):
                 continue
-            target = target.split("#")[0]
+            target, _, anchor = target.partition("#")
+            if not target:
+                target = os.path.basename(doc)
             rel = os.path.relpath(os.path.normpath(os.path.join(base, target)), root)
             if target.endswith("/"):
                 rel += "/"
@@ -106,6 +125,8 @@ for doc in docs:
             checked += 1
             if rel.startswith("..") or not exists(rel):
                 failures.append(f"{name}:{n}: link target {target} ({rel}) does not exist")
+            elif anchor and rel.endswith(".md") and anchor not in anchors(os.path.join(root, rel)):
+                failures.append(f"{name}:{n}: {rel} has no heading for #{anchor}")
         # Words that name a path from the root.
         for word in WORD.findall(LINK.sub(lambda m: "]", line)):
             tok = word.strip(STRIP) if not word.endswith("/") else word.lstrip(STRIP).rstrip(".,:;")
