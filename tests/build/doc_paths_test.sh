@@ -9,6 +9,7 @@
 # never repository paths. Links are taken relative to their document. Placeholders match as
 # patterns: `<stage>` and `*` match any name, `{a,b}` either; a word with `...` is skipped.
 # A link's #anchor into a Markdown file must be one of that file's headings (GitHub's slugs).
+# README.md links every docs/*.md.
 # Source files named from inside the tree (`model/kernels/philox.h`, `trainer.cpp`: a word
 # with a C++, Python, shell or CMake extension) must be the tail of a repository file; a bare
 # Python or shell name may be someone else's script and is not checked.
@@ -150,6 +151,12 @@ for doc in docs:
                 checked += 1
                 if not is_tail(tok):
                     failures.append(f"{name}:{n}: {tok} is no repository file's path")
+
+readme = open(docs[0], encoding="utf-8").read()
+for doc in docs[1:]:
+    rel = os.path.relpath(doc, root)
+    if not re.search(r"\]\(" + re.escape(rel) + r"(#[^)]*)?\)", readme):
+        failures.append(f"README.md: no link to {rel}")
 
 for f in failures:
     print("FAIL " + f)
