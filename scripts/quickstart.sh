@@ -3,9 +3,9 @@
 # configs/modernbert-mini.yaml (the tokenizer is trained first when missing), evaluate the
 # final checkpoint, print its masked-token accuracy, draw the training curves and show what it
 # predicts for a few [MASK]s (mlm-fill).
-# Training takes about 8.5 minutes in fp32 on 2 cores without AVX-512 (measured, README); on
+# Training takes about 8.5 minutes in fp32 on 2 cores without AVX-512 (measured, docs/RECIPES.md); on
 # CPUs with AVX512-BF16 and GPUs train.precision auto picks bf16 (about 3 minutes).
-# configs/mini.yaml, BERT at the same size and budget, is the comparison (README).
+# configs/mini.yaml, BERT at the same size and budget, is the comparison (docs/RECIPES.md).
 # Re-running continues (or re-evaluates) runs/modernbert-mini.
 #   scripts/quickstart.sh [extra mlm-train arguments, e.g. --set train.max_steps=200]
 set -euo pipefail

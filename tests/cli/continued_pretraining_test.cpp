@@ -1,4 +1,4 @@
-// Continued pretraining, end to end, as the README's recipe does it, for each family of
+// Continued pretraining, end to end, as docs/RECIPES.md's recipe does it, for each family of
 // published encoders: a small model and its tokenizer saved by `transformers` / `tokenizers`
 // as the hub lays them out (BERT with WordPiece, ModernBERT with its byte-level BPE and padded
 // rows, RoBERTa with byte-level BPE, XLM-R with Metaspace Unigram), more pretraining with

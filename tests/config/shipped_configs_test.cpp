@@ -121,7 +121,7 @@ TEST(ShippedConfigs, MiniIsBertAtTheQuickstartsBudget) {
   EXPECT_EQ(c.data.seq_len, 128);
   EXPECT_EQ(c.train.micro_batch_size, 32);
   EXPECT_EQ(c.train.precision, Precision::auto_detect);
-  // The recipe the README's BERT figures were measured with (under 10 minutes on 2 cores).
+  // The recipe docs/RECIPES.md's BERT figures were measured with (under 10 minutes on 2 cores).
   EXPECT_EQ(c.optim.learning_rate, 1e-3);
   EXPECT_EQ(c.schedule.warmup_steps, 50);
   EXPECT_EQ(c.train.max_steps, 450);
@@ -159,7 +159,7 @@ TEST(ShippedConfigs, ElectraSmallAndBaseAreThePapers) {
 }
 
 // The quickstart (scripts/quickstart.sh) trains modernbert-mini on mini's budget, so the
-// README's comparison with BERT is like for like.
+// docs/RECIPES.md's comparison with BERT is like for like.
 TEST(ShippedConfigs, QuickstartIsModernBertOnMinisBudget) {
   const RunConfig mini = load_config(shipped("mini"));
   const RunConfig quick = load_config(shipped("modernbert-mini"));
@@ -174,7 +174,7 @@ TEST(ShippedConfigs, QuickstartIsModernBertOnMinisBudget) {
   EXPECT_EQ(quick.train.output_dir, "runs/modernbert-mini");
 }
 
-// ELECTRA-mini trains on BERT-mini's budget, for the README's comparison.
+// ELECTRA-mini trains on BERT-mini's budget, for docs/RECIPES.md's comparison.
 TEST(ShippedConfigs, ElectraMiniMatchesMini) {
   const RunConfig mini = load_config(shipped("mini"));
   const RunConfig electra = load_config(shipped("electra-mini"));
