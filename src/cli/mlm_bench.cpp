@@ -8,7 +8,7 @@
 
 #include "cli/common/cli_app.h"
 #include "cli/common/libtorch_runtime.h"
-#include "mlm/train/app/bench/bench_runner.h"
+#include "mlm/train/tools/bench/bench_runner.h"
 
 namespace {
 

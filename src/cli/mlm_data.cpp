@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "cli/common/cli_app.h"
-#include "cli/common/store_commands.h"
+#include "cli/common/mlm_data_commands.h"
 #include "mlm/config/data_plan.h"
 #include "mlm/masking/batch_stream.h"
 #include "mlm/text/tokenizer.h"

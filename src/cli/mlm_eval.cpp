@@ -7,7 +7,7 @@
 
 #include "cli/common/cli_app.h"
 #include "cli/common/libtorch_runtime.h"
-#include "mlm/train/app/commands.h"
+#include "mlm/train/tools/commands.h"
 #include "mlm/util/errors.h"
 
 int main(int argc, char** argv) {

@@ -1,7 +1,7 @@
 // mlm-export: a checkpoint directory -> a Hugging Face model directory.
 #include "cli/common/cli_app.h"
 #include "cli/common/libtorch_runtime.h"
-#include "mlm/train/app/commands.h"
+#include "mlm/train/tools/commands.h"
 
 int main(int argc, char** argv) {
   std::string checkpoint, output, weights = "safetensors";

@@ -10,7 +10,7 @@
 
 #include "mlm/model/hf/tensor_file.h"
 #include "mlm/train/checkpoint/checkpoint_dir.h"
-#include "mlm/train/app/trainer.h"
+#include "mlm/train/run/trainer.h"
 
 namespace mlm::fault {
 

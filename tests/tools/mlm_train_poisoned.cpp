@@ -8,7 +8,7 @@
 #include "cli/common/cli_app.h"
 #include "cli/common/libtorch_runtime.h"
 #include "mlm/config/validate.h"
-#include "mlm/train/app/trainer.h"
+#include "mlm/train/run/trainer.h"
 #include "mlm/util/errors.h"
 #include "tools/poison_gradient.h"
 

@@ -6,7 +6,7 @@
 
 #include "cuda_skip.h"
 #include "mlm/train/loop/autocast.h"
-#include "mlm/train/app/trainer.h"
+#include "mlm/train/run/trainer.h"
 #include "train_test_util.h"
 
 namespace mlm::train {

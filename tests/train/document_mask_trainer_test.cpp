@@ -2,7 +2,7 @@
 // documents per 128-token sequence): the batches carry document ids, the mask changes the
 // loss, the loss falls, and a run stopped by SIGTERM and resumed from its checkpoint gives the
 // uninterrupted run's losses, gradient norms and weights bit for bit.
-#include "mlm/train/app/trainer.h"
+#include "mlm/train/run/trainer.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "mlm/train/loop/lr_schedule.h"
+#include "mlm/train/optim/lr_schedule.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 
 #include "mlm/model/hf/safetensors.h"
 #include "mlm/test_paths.h"
-#include "mlm/train/loop/optimizer.h"
+#include "mlm/train/optim/optimizer.h"
 
 // Named, not anonymous: the unity build compiles the trainer tests together.
 namespace mlm::train::optimizer_reference {

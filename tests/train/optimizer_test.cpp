@@ -1,4 +1,4 @@
-#include "mlm/train/loop/optimizer.h"
+#include "mlm/train/optim/optimizer.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "mlm/model/bert/bert.h"
-#include "mlm/train/loop/grad_clip.h"
+#include "mlm/train/optim/grad_clip.h"
 
 namespace mlm::train {
 namespace {

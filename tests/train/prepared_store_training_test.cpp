@@ -6,7 +6,7 @@
 #include <csignal>
 
 #include "mlm/data/store/store_writer.h"
-#include "mlm/train/app/trainer.h"
+#include "mlm/train/run/trainer.h"
 #include "mlm/util/errors.h"
 #include "train_test_util.h"
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "mlm/train/app/trainer.h"
+#include "mlm/train/run/trainer.h"
 #include "mlm/util/errors.h"
 #include "train_test_util.h"
 

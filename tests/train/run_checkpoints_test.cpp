@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "mlm/train/app/bootstrap.h"
 #include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/train/checkpoint/run_checkpoints.h"
-#include "mlm/train/loop/optimizer.h"
+#include "mlm/train/optim/optimizer.h"
+#include "mlm/train/run/bootstrap.h"
 #include "mlm/util/errors.h"
 #include "train_test_util.h"
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "mlm/train/app/trainer.h"
+#include "mlm/train/run/trainer.h"
 #include "mlm/util/errors.h"
 #include "train_test_util.h"
 

@@ -10,8 +10,8 @@
 #include "cuda_skip.h"
 #include "mlm/config/data_plan.h"
 #include "mlm/masking/batch_stream.h"
-#include "mlm/train/app/bootstrap.h"
-#include "mlm/train/app/trainer.h"
+#include "mlm/train/run/bootstrap.h"
+#include "mlm/train/run/trainer.h"
 #include "tools/poison_gradient.h"
 #include "train_test_util.h"
 

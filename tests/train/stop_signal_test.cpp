@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "mlm/train/checkpoint/checkpoint_dir.h"
-#include "mlm/train/app/trainer.h"
+#include "mlm/train/run/trainer.h"
 #include "train_test_util.h"
 
 namespace mlm::train {

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "mlm/train/app/event_file.h"
-#include "mlm/train/app/tensorboard_log.h"
+#include "mlm/train/run/event_file.h"
+#include "mlm/train/run/tensorboard_log.h"
 #include "recorded_run.h"
 
 namespace mlm::train {

@@ -1,7 +1,7 @@
 // ELECTRA (objective rtd) through the trainer: the same step, accumulation, checkpoints and
 // resume as MLM, the discriminator's figures in every metrics row and evaluation, and an
 // evaluation that draws the same samples whenever it runs.
-#include "mlm/train/app/trainer.h"
+#include "mlm/train/run/trainer.h"
 
 #include <gtest/gtest.h>
 

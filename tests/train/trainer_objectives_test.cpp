@@ -3,7 +3,7 @@
 // (whole_word, span). The batches the trainer draws are drawn again here (BatchStream, the
 // trainer's own source) and checked against the trainer's step statistics and against the
 // word boundaries the tokenizer's pieces give.
-#include "mlm/train/app/trainer.h"
+#include "mlm/train/run/trainer.h"
 
 #include <gtest/gtest.h>
 

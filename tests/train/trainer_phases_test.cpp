@@ -6,7 +6,7 @@
 
 #include "mlm/config/config_loader.h"
 #include "mlm/train/checkpoint/checkpoint_dir.h"
-#include "mlm/train/loop/lr_schedule.h"
+#include "mlm/train/optim/lr_schedule.h"
 #include "recorded_run.h"
 
 namespace mlm::train {

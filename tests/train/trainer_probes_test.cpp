@@ -6,7 +6,7 @@
 
 #include <fstream>
 
-#include "mlm/train/app/trainer.h"
+#include "mlm/train/run/trainer.h"
 #include "mlm/util/errors.h"
 #include "train_test_util.h"
 

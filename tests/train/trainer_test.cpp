@@ -1,7 +1,7 @@
 // The training loop end to end on the tiny config: accumulation equivalence, exact resume,
 // the non-finite guard, checkpoint validation on resume, and mlm-eval against the
 // in-training evaluation.
-#include "mlm/train/app/trainer.h"
+#include "mlm/train/run/trainer.h"
 
 #include <gtest/gtest.h>
 

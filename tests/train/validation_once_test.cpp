@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "mlm/train/loop/evaluator.h"
-#include "mlm/train/app/trainer.h"
+#include "mlm/train/run/trainer.h"
 #include "train_test_util.h"
 
 // Named, not anonymous: the unity build compiles the trainer tests together.

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "mlm/train/loop/grad_clip.h"
-#include "mlm/train/loop/optimizer.h"
+#include "mlm/train/optim/grad_clip.h"
+#include "mlm/train/optim/optimizer.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::train::finetune {

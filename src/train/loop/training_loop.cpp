@@ -11,9 +11,7 @@
 namespace mlm::train {
 
 TrainingLoop::TrainingLoop(LoopParts parts)
-    : parts_(std::move(parts)),
-      probes_(parts_.config.eval.probes, parts_.contents.model->max_sequence_length()),
-      state_(parts_.contents.state) {}
+    : parts_(std::move(parts)), state_(parts_.contents.state) {}
 
 int TrainingLoop::run() {
   const RunClock clock(state_.train_time_s);
@@ -117,9 +115,9 @@ EvalResult TrainingLoop::evaluate_and_report(bool at_end) {
   last_eval_step_ = state_.step;
   parts_.reporter.evaluated(result, state_);
   const int64_t every = parts_.config.eval.probe_every_steps;
-  if (!probes_.empty() && parts_.comm.is_main() && (at_end || every == 0 || state_.step % every == 0)) {
+  if (parts_.run_probes && parts_.comm.is_main() && (at_end || every == 0 || state_.step % every == 0)) {
     // Rank 0 alone: the others wait at the next collective.
-    parts_.reporter.probed(probes_.run(parts_.contents.model, parts_.contents.tokenizer, parts_.device), state_);
+    parts_.reporter.probed(parts_.run_probes(), state_);
   }
   return result;
 }

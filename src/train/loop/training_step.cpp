@@ -2,11 +2,11 @@
 
 #include <torch/cuda.h>
 
+#include "mlm/dist/sum_across_ranks.h"
 #include "mlm/train/loop/autocast.h"
 #include "mlm/train/loop/batch_tensors.h"
-#include "mlm/train/loop/grad_clip.h"
-#include "mlm/train/loop/optimizer.h"
-#include "mlm/dist/sum_across_ranks.h"
+#include "mlm/train/optim/grad_clip.h"
+#include "mlm/train/optim/optimizer.h"
 #include "mlm/util/elapsed.h"
 
 namespace mlm::train {

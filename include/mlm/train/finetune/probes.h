@@ -11,7 +11,7 @@
 #include "mlm/model/masked_lm.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/train/finetune/finetune.h"
-#include "mlm/train/finetune/probe_score.h"
+#include "mlm/train/loop/probe_score.h"
 
 namespace mlm::train::finetune {
 

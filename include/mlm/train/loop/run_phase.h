@@ -6,7 +6,7 @@
 #include <string>
 
 #include "mlm/config/run_config.h"
-#include "mlm/train/loop/lr_schedule.h"
+#include "mlm/train/optim/lr_schedule.h"
 
 namespace mlm::train {
 

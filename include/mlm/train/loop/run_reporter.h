@@ -1,13 +1,13 @@
 #pragma once
 // What the training loop tells the layer above it (the log lines, metrics.jsonl, the progress
 // line), and the one thing it asks of it: whether a stop signal arrived. The loop draws
-// nothing and handles no signal; app/run_log.h and app/stop_signals.h do, above it.
+// nothing and handles no signal; run/run_log.h and run/stop_signals.h do, above it.
 #include <filesystem>
 
 #include "mlm/train/checkpoint/trainer_state.h"
 #include "mlm/train/loop/eval_result.h"
+#include "mlm/train/loop/probe_score.h"
 #include "mlm/train/loop/run_clock.h"
-#include "mlm/train/finetune/probe_score.h"
 #include "mlm/train/loop/run_schedule.h"
 #include "mlm/train/loop/training_step.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 // The training loop: each step draws its micro-batches from the train split, trains on them
 // (training_step.h) and reports; the run schedule says when to evaluate, checkpoint and stop.
-// It is handed its parts, built and owned by the run's assembly (app/trainer.h), and saves
+// It is handed its parts, built and owned by the run's assembly (run/trainer.h), and saves
 // through the checkpoint component; what it has to say goes to a RunReporter.
 //
 // A step's statistics stay on the device (step_stats.h) until the loop reads all the steps it
@@ -22,14 +22,14 @@
 #include "mlm/masking/batch_stream.h"
 #include "mlm/masking/validation_batches.h"
 #include "mlm/train/checkpoint/run_checkpoints.h"
-#include "mlm/train/finetune/probes.h"
-#include "mlm/train/loop/eval_result.h"
 #include "mlm/train/loop/batch_ramp.h"
-#include "mlm/train/loop/lr_schedule.h"
+#include "mlm/train/loop/eval_result.h"
 #include "mlm/train/loop/masking_rate.h"
+#include "mlm/train/loop/run_probes.h"
 #include "mlm/train/loop/run_reporter.h"
 #include "mlm/train/loop/run_schedule.h"
 #include "mlm/train/loop/training_step.h"
+#include "mlm/train/optim/lr_schedule.h"
 
 namespace mlm::train {
 
@@ -50,6 +50,7 @@ struct LoopParts {
   RunCheckpoints& checkpoints;
   CheckpointContents contents;
   RunReporter& reporter;
+  RunProbes run_probes;  // eval.probes, due at evaluations; empty: none
 };
 
 class TrainingLoop {
@@ -83,7 +84,6 @@ class TrainingLoop {
   void save_checkpoint();
 
   LoopParts parts_;
-  finetune::Probes probes_;  // eval.probes
   TrainerState& state_;
   std::unique_ptr<masking::ValidationBatches> valid_batches_;  // read at the first evaluation
   std::optional<EvalResult> last_eval_;

@@ -20,8 +20,8 @@
 #include "mlm/dist/gradient_reducer.h"
 #include "mlm/masking/batch_stream.h"
 #include "mlm/model/masked_lm.h"
-#include "mlm/train/loop/optimizer.h"
 #include "mlm/train/loop/step_stats.h"
+#include "mlm/train/optim/optimizer.h"
 
 namespace mlm::train {
 

@@ -1,0 +1,79 @@
+#include "mlm/train/run/device.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <thread>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include "mlm/util/errors.h"
+#include "mlm/util/logging.h"
+
+namespace mlm::train {
+
+torch::Device resolve_device(config::DeviceKind kind, int local_rank) {
+  const bool has_cuda = torch::cuda::is_available();
+  if (kind == config::DeviceKind::cpu || (kind == config::DeviceKind::auto_detect && !has_cuda)) {
+    return torch::kCPU;
+  }
+  if (!has_cuda) {
+    throw ConfigError(
+        "train.device: cuda requested, but this LibTorch has no CUDA or no GPU is visible "
+        "(valid: auto, cpu)",
+        "train.device");
+  }
+  const auto count = static_cast<int>(torch::cuda::device_count());
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank % count));
+}
+
+bool cpu_has_fast_bf16() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_cpu_supports("avx512bf16");
+#else
+  return false;
+#endif
+}
+
+bool use_bf16(config::Precision precision, const torch::Device& device) {
+  switch (precision) {
+    case config::Precision::fp32: return false;
+    case config::Precision::bf16: return true;
+    case config::Precision::auto_detect: return device.is_cuda() || cpu_has_fast_bf16();
+  }
+  return false;
+}
+
+void configure_memory() {
+#if defined(__GLIBC__)
+  if (const char* keep = std::getenv("MLM_MALLOC_DEFAULT"); keep != nullptr && *keep == '1') return;
+  mallopt(M_MMAP_MAX, 0);  // large blocks from the heap, reused after free
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+#endif
+}
+
+namespace {
+
+int64_t positive_env(const char* name) {
+  const char* text = std::getenv(name);
+  if (text == nullptr) return 0;
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  return end != text && *end == '\0' && value > 0 ? value : 0;
+}
+
+}  // namespace
+
+void configure_threads(int64_t threads, int local_world_size) {
+  int64_t n = threads;
+  if (n <= 0) n = positive_env("OMP_NUM_THREADS");
+  if (n <= 0) {
+    const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+    n = std::max<int64_t>(1, cores / std::max(1, local_world_size));
+  }
+  torch::set_num_threads(static_cast<int>(n));
+}
+
+}  // namespace mlm::train

@@ -1,0 +1,140 @@
+#include "mlm/train/run/run_log.h"
+
+#include <fmt/format.h>
+
+#include "mlm/train/run/stop_signals.h"
+#include "mlm/util/logging.h"
+
+namespace mlm::train {
+
+RunLog::RunLog(const config::RunConfig& config, bool is_main, std::optional<int64_t> resumed_step)
+    : config_(config),
+      is_main_(is_main),
+      progress_(is_main && progress_bar_wanted(config.logging.progress_bar)) {
+  if (is_main_) {
+    metrics_ = std::make_unique<MetricsLog>(
+        std::filesystem::path(config.train.output_dir) / "metrics.jsonl", resumed_step);
+    if (config.logging.tensorboard) {
+      tensorboard_ = std::make_unique<TensorBoardLog>(config.train.output_dir, resumed_step);
+    }
+  }
+}
+
+void RunLog::started(const TrainerState& state, const RunClock& clock) {
+  window_.emplace(config_.train, state, clock);
+}
+
+void RunLog::stepped(const StepStats& stats, const TrainerState& state, bool closes_window) {
+  window_->add(stats);
+  if (!is_main_) return;
+  if (!closes_window) {
+    progress_.update(window_->progress_text(stats, state));
+    return;
+  }
+  const auto row = window_->close(stats, state);
+  write_row(row.json);
+  progress_.clear();
+  log::info("train", "{}", row.line);
+}
+
+void RunLog::paused(double seconds) {
+  if (window_) window_->pause(seconds);
+}
+
+void RunLog::probed(const std::vector<ProbeScore>& scores, const TrainerState& state) {
+  if (!is_main_) return;
+  for (const auto& s : scores) {
+    nlohmann::json row = {{"step", state.step},
+                          {"tokens", state.tokens_seen},
+                          {"probe", s.task},
+                          {"probe_metric", s.metric},
+                          {"probe_validation", s.validation},
+                          {"probe_best_epoch", s.best_epoch},
+                          {"probe_steps", s.steps},
+                          {"probe_time_s", s.seconds}};
+    if (s.test) row["probe_test"] = *s.test;
+    write_row(row);
+    progress_.clear();
+    log::info("probe", "step {} | {}: validation {} {:.4f}{} | {} steps in {}", state.step, s.task, s.metric,
+              s.validation, s.test ? fmt::format(", test {:.4f}", *s.test) : "", s.steps, format_duration(s.seconds));
+  }
+}
+
+void RunLog::evaluated(const EvalResult& result, const TrainerState& state) {
+  if (!is_main_) return;
+  nlohmann::json row = {{"step", state.step},
+                        {"tokens", state.tokens_seen},
+                        {"eval_loss", result.mlm_loss()},
+                        {"eval_mlm_accuracy", result.masked_accuracy()},
+                        {"eval_perplexity", result.perplexity()},
+                        {"eval_unigram_accuracy", result.unigram_accuracy()},
+                        {"eval_num_masked", result.num_masked},
+                        {"eval_time_s", result.seconds}};
+  if (result.num_sentence_pairs > 0) row["eval_nsp_accuracy"] = result.nsp_accuracy();
+  const auto tokens = static_cast<double>(result.tokens), masked = static_cast<double>(result.num_masked);
+  if (result.rtd) row.update(result.rtd_counts.to_json(tokens, masked, "eval_"));
+  write_row(row);
+  progress_.clear();
+  log::info("eval", "step {} | loss {:.4f} | perplexity {:.2f} | masked accuracy {:.4f} "
+            "({} tokens; unigram baseline {:.4f}){} | {}",
+            state.step, result.mlm_loss(), result.perplexity(), result.masked_accuracy(),
+            result.num_masked, result.unigram_accuracy(),
+            result.num_sentence_pairs > 0
+                ? fmt::format(" | sentence-pair accuracy {:.4f}", result.nsp_accuracy())
+                : "",
+            format_duration(result.seconds));
+  if (result.rtd) {
+    const auto& r = result.rtd_counts;
+    log::info("eval", "step {} | replaced-token detection: loss {:.4f} | accuracy {:.4f} | precision {:.4f} "
+              "| recall {:.4f} | F1 {:.4f} | generator sampled the original at {:.4f} of masked positions",
+              state.step, r.loss(tokens), r.accuracy(tokens), r.precision(), r.recall(), r.f1(),
+              r.generator_accuracy(masked));
+  }
+}
+
+void RunLog::checkpointed(const std::filesystem::path& dir, double seconds) {
+  if (!is_main_) return;
+  progress_.clear();
+  log::info("ckpt", "wrote {} ({:.1f}s)", dir.string(), seconds);
+}
+
+void RunLog::stopping(StopReason reason, const TrainerState& state) {
+  progress_.clear();
+  if (reason == StopReason::sigint || reason == StopReason::sigterm) {
+    log::warn("train", "{} received: writing a checkpoint at step {} and stopping",
+              reason == StopReason::sigterm ? "SIGTERM" : "SIGINT", state.step);
+  } else if (reason == StopReason::out_of_time) {
+    log::info("train", "train.max_time_s ({}s) reached at step {}", config_.train.max_time_s,
+              state.step);
+  }
+}
+
+void RunLog::finished(const TrainerState& state) {
+  log::info("train", "stopped at step {} after {} tokens; {} skipped step(s); {} this run",
+            state.step, state.tokens_seen, state.skipped_steps,
+            format_duration(window_ ? window_->run_seconds() : 0.0));
+}
+
+int RunLog::pending_signal() const { return StopSignals::pending(); }
+
+void RunLog::begin_phase(const RunPhase& phase, int64_t phase_count) {
+  phase_name_ = phase.name;
+  if (!is_main_ || phase.name.empty()) return;
+  const auto& data = phase.config.data;
+  const auto& train = phase.config.train;
+  log::info("train", "phase {}/{} '{}' from step {}: {} {}; {} tokens per sequence, micro-batch {} x {}; "
+            "learning rate {}; optimizer moments {}",
+            phase.index + 1, phase_count, phase.name, phase.start_step,
+            phase.steps > 0 ? phase.steps : phase.tokens, phase.steps > 0 ? "steps" : "tokens",
+            data.seq_len, train.micro_batch_size, train.grad_accum_steps,
+            phase.restarts_schedule ? "restarted" : "continued",
+            phase.index == 0 ? "fresh" : phase.resets_optimizer ? "reset" : "carried over");
+}
+
+void RunLog::write_row(nlohmann::json row) {
+  if (!phase_name_.empty()) row["phase"] = phase_name_;
+  metrics_->write(row);
+  if (tensorboard_) tensorboard_->write(row);
+}
+
+}  // namespace mlm::train
