@@ -5,6 +5,7 @@
 #include "key_setting.h"
 #include "mlm/config/validate.h"
 #include "mlm/util/errors.h"
+#include "mlm/util/splitmix64.h"
 
 namespace mlm::config {
 namespace {
@@ -40,13 +41,13 @@ bool is_learning_rate_key(const std::string& key) {
   return key == "optim.learning_rate" || starts_with(key, "schedule.");
 }
 
-// Mixes the phase index into the seed (SplitMix64's finaliser), kept non-negative as
-// train.seed must be.
+// Mixes the phase index into the seed: the index-th value of the SplitMix64 stream from the
+// seed (the stream's step adds the golden ratio once more, hence index - 1, in wrapping
+// unsigned arithmetic), kept non-negative as train.seed must be.
 int64_t phase_seed(int64_t seed, int64_t index) {
-  uint64_t z = static_cast<uint64_t>(seed) + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(index);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return static_cast<int64_t>((z ^ (z >> 31)) >> 1);
+  constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;  // SplitMix64's increment
+  const uint64_t state = static_cast<uint64_t>(seed) + kGolden * (static_cast<uint64_t>(index) - 1);
+  return static_cast<int64_t>(splitmix64(state) >> 1);
 }
 
 }  // namespace
