@@ -16,14 +16,17 @@ bool starts_with(const std::string& text, const std::string& prefix) {
   return text.rfind(prefix, 0) == 0;
 }
 
+// The RoPE bases: modernbert's, and free to change between phases (a longer-context phase
+// raises them).
+bool is_rope_key(const std::string& key) {
+  return key == "model.global_rope_theta" || key == "model.local_rope_theta";
+}
+
 // Why `key` cannot differ between phases, or "" when it may. The weights' shapes and meaning,
 // the tokenizer, where the run lives and how it is launched are the run's; the run's stop
 // conditions stay caps over all phases (a phase ends after its own steps or tokens).
 std::string why_fixed(const std::string& key) {
-  if (key == "model.global_rope_theta" || key == "model.local_rope_theta" ||
-      key == "model.activation_checkpointing") {
-    return "";
-  }
+  if (is_rope_key(key) || key == "model.activation_checkpointing") return "";
   if (starts_with(key, "model.")) return "the model is built once for the whole run";
   if (starts_with(key, "tokenizer.")) return "the tokenizer is the run's";
   if (starts_with(key, "distributed.")) return "the processes are launched once for the run";
@@ -89,8 +92,7 @@ void validate_phases(const RunConfig& run, const std::string& origin) {
       if (const auto why = why_fixed(key); !why.empty()) {
         fail(where, "cannot change between phases: " + why);
       }
-      const bool rope = key == "model.global_rope_theta" || key == "model.local_rope_theta";
-      if (rope && run.model.architecture != Architecture::modernbert) {
+      if (is_rope_key(key) && run.model.architecture != Architecture::modernbert) {
         fail(where, "RoPE bases belong to modernbert; model.architecture is " +
                         std::string(to_string(run.model.architecture)));
       }
