@@ -104,7 +104,7 @@ int run(const Options& options) {
   if (options.split != "train" && options.split != "valid") {
     throw mlm::UsageError("--split must be train or valid, got '" + options.split + "'");
   }
-  const auto tokenizer = mlm::text::ensure_tokenizer(config.tokenizer, config.data);
+  const auto tokenizer = mlm::text::load_or_train_tokenizer(config.tokenizer, config.data);
   std::optional<nlohmann::json> resume;
   if (!options.from_checkpoint.empty()) resume = saved_position(options.from_checkpoint, options.rank);
   // The batches the trainer (train) or the evaluator (valid) draws: same sizes, same seeds.

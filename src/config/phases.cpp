@@ -5,6 +5,7 @@
 #include "key_setting.h"
 #include "mlm/config/validate.h"
 #include "mlm/util/errors.h"
+#include "mlm/util/splitmix64.h"
 
 namespace mlm::config {
 namespace {
@@ -15,14 +16,17 @@ bool starts_with(const std::string& text, const std::string& prefix) {
   return text.rfind(prefix, 0) == 0;
 }
 
+// The RoPE bases: modernbert's, and free to change between phases (a longer-context phase
+// raises them).
+bool is_rope_key(const std::string& key) {
+  return key == "model.global_rope_theta" || key == "model.local_rope_theta";
+}
+
 // Why `key` cannot differ between phases, or "" when it may. The weights' shapes and meaning,
 // the tokenizer, where the run lives and how it is launched are the run's; the run's stop
 // conditions stay caps over all phases (a phase ends after its own steps or tokens).
 std::string why_fixed(const std::string& key) {
-  if (key == "model.global_rope_theta" || key == "model.local_rope_theta" ||
-      key == "model.activation_checkpointing") {
-    return "";
-  }
+  if (is_rope_key(key) || key == "model.activation_checkpointing") return "";
   if (starts_with(key, "model.")) return "the model is built once for the whole run";
   if (starts_with(key, "tokenizer.")) return "the tokenizer is the run's";
   if (starts_with(key, "distributed.")) return "the processes are launched once for the run";
@@ -40,13 +44,13 @@ bool is_learning_rate_key(const std::string& key) {
   return key == "optim.learning_rate" || starts_with(key, "schedule.");
 }
 
-// Mixes the phase index into the seed (SplitMix64's finaliser), kept non-negative as
-// train.seed must be.
+// Mixes the phase index into the seed: the index-th value of the SplitMix64 stream from the
+// seed (the stream's step adds the golden ratio once more, hence index - 1, in wrapping
+// unsigned arithmetic), kept non-negative as train.seed must be.
 int64_t phase_seed(int64_t seed, int64_t index) {
-  uint64_t z = static_cast<uint64_t>(seed) + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(index);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return static_cast<int64_t>((z ^ (z >> 31)) >> 1);
+  constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;  // SplitMix64's increment
+  const uint64_t state = static_cast<uint64_t>(seed) + kGolden * (static_cast<uint64_t>(index) - 1);
+  return static_cast<int64_t>(splitmix64(state) >> 1);
 }
 
 }  // namespace
@@ -88,8 +92,7 @@ void validate_phases(const RunConfig& run, const std::string& origin) {
       if (const auto why = why_fixed(key); !why.empty()) {
         fail(where, "cannot change between phases: " + why);
       }
-      const bool rope = key == "model.global_rope_theta" || key == "model.local_rope_theta";
-      if (rope && run.model.architecture != Architecture::modernbert) {
+      if (is_rope_key(key) && run.model.architecture != Architecture::modernbert) {
         fail(where, "RoPE bases belong to modernbert; model.architecture is " +
                         std::string(to_string(run.model.architecture)));
       }

@@ -2,88 +2,61 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
-#include <functional>
 #include <map>
 
+#include "field_codec.h"
+#include "key_suggest.h"
+#include "struct_list.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::config {
 
-const char* to_string(TaskKind kind) {
-  return kind == TaskKind::sequence_classification ? "sequence_classification" : "token_classification";
-}
-
-const char* to_string(TaskMetric metric) {
-  switch (metric) {
-    case TaskMetric::accuracy: return "accuracy";
-    case TaskMetric::macro_f1: return "macro_f1";
-    case TaskMetric::matthews: return "matthews";
-    case TaskMetric::span_f1: return "span_f1";
-  }
-  return "?";
-}
-
 namespace {
 
-// One key's reader: parses the node into its field, or throws with `where` ("FILE:LINE: key").
-using KeyReader = std::function<void(const YAML::Node&, const std::string& where)>;
+using detail::describe;
 
-template <class T>
-KeyReader scalar(T& field) {
-  return [&field](const YAML::Node& node, const std::string& where) {
-    try {
-      if (!node.IsScalar()) throw YAML::Exception(node.Mark(), "not a scalar");
-      field = node.as<T>();
-    } catch (const YAML::Exception&) {
-      throw ConfigError(where + ": expected a single value, got '" + YAML::Dump(node) + "'");
-    }
-  };
+std::string at_mark(const std::string& origin, const YAML::Mark& mark) {
+  return mark.is_null() ? origin : origin + ":" + std::to_string(mark.line + 1);
 }
 
-template <class E>
-KeyReader choice(E& field, std::vector<E> options) {
-  return [&field, options](const YAML::Node& node, const std::string& where) {
-    const std::string text = node.IsScalar() ? node.Scalar() : YAML::Dump(node);
-    std::string names;
-    for (const auto option : options) {
-      if (text == to_string(option)) {
-        field = option;
-        return;
-      }
-      names += (names.empty() ? "" : " | ") + std::string(to_string(option));
-    }
-    throw ConfigError(where + ": expected one of " + names + ", got '" + text + "'");
-  };
-}
-
-KeyReader string_list(std::vector<std::string>& field) {
-  return [&field](const YAML::Node& node, const std::string& where) {
-    if (!node.IsSequence()) throw ConfigError(where + ": expected a list [a, b, ...], got '" + YAML::Dump(node) + "'");
-    field.clear();
-    for (const auto& item : node) {
-      if (!item.IsScalar()) throw ConfigError(where + ": every label must be a single value");
-      field.push_back(item.Scalar());
-    }
-  };
-}
-
-void read_section(const YAML::Node& body, const std::string& section, const std::string& origin,
-                  const std::map<std::string, KeyReader>& keys) {
+// One section's keys, through the run config's codec (field_codec.h): the same messages for
+// a wrong value, and for an unknown key a "did you mean" and the section's keys.
+template <class Section>
+void read_section(const YAML::Node& body, const std::string& name, const std::string& origin,
+                  Section& section) {
   if (!body.IsMap()) {
-    throw ConfigError(origin + ":" + std::to_string(body.Mark().line + 1) + ": " + section +
-                      ": expected a map of keys");
+    throw ConfigError(at_mark(origin, body.Mark()) + ": " + name + ": expected a map of keys, got " +
+                          describe(body),
+                      name);
   }
+  const std::vector<std::string> fields = detail::struct_field_names<Section>();
+  std::map<std::string, int> seen;  // key -> its line
   for (const auto& entry : body) {
-    const std::string key = entry.first.Scalar();
-    const std::string where = origin + ":" + std::to_string(entry.first.Mark().line + 1) + ": " + section + "." + key;
-    const auto it = keys.find(key);
-    if (it == keys.end()) {
-      std::string known;
-      for (const auto& [name, reader] : keys) known += (known.empty() ? "" : ", ") + name;
-      throw ConfigError(where + ": unknown key (the keys of " + section + " are " + known + ")", section + "." + key);
+    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : describe(entry.first);
+    const int line = entry.first.Mark().line + 1;
+    if (std::find(fields.begin(), fields.end(), key) != fields.end()) {
+      // The reader would take the first; say so rather than choose.
+      if (const auto [first, fresh] = seen.emplace(key, line); !fresh) {
+        throw ConfigError(at_mark(origin, entry.first.Mark()) + ": " + name + "." + key +
+                              " is set twice (first at line " + std::to_string(first->second) + ")",
+                          name + "." + key);
+      }
+      continue;
     }
-    it->second(entry.second, where);
+    std::string message = at_mark(origin, entry.first.Mark()) + ": unknown key '" + name + "." + key + "'";
+    if (const auto near = detail::closest_match(key, fields); !near.empty()) {
+      message += " (did you mean '" + name + "." + near + "'?)";
+    }
+    throw ConfigError(message + "; the keys of " + name + " are " + detail::joined(fields), name + "." + key);
+  }
+  detail::StructEntryReader reader{body, ""};
+  try {
+    section.visit(reader);
+  } catch (const detail::FieldTypeError& e) {
+    // The reader gives the field's path (".epochs") and its node's place.
+    throw ConfigError(at_mark(origin, e.mark()) + ": " + name + e.path() + ": " + e.what(), name + e.path());
   }
 }
 
@@ -113,48 +86,23 @@ TaskConfig load_task_config(const std::string& path) {
     throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": not YAML: " + e.msg);
   }
   if (!root.IsMap()) throw ConfigError(path + ": expected the sections task: and finetune:");
-  auto& t = c.task;
-  auto& f = c.finetune;
-  const std::map<std::string, KeyReader> task_keys = {
-      {"name", scalar(t.name)},
-      {"kind", choice(t.kind, {TaskKind::sequence_classification, TaskKind::token_classification})},
-      {"train", scalar(t.train)},
-      {"validation", scalar(t.validation)},
-      {"test", scalar(t.test)},
-      {"text_field", scalar(t.text_field)},
-      {"text_pair_field", scalar(t.text_pair_field)},
-      {"label_field", scalar(t.label_field)},
-      {"tokens_field", scalar(t.tokens_field)},
-      {"labels", string_list(t.labels)},
-      {"metric",
-       choice(t.metric, {TaskMetric::accuracy, TaskMetric::macro_f1, TaskMetric::matthews, TaskMetric::span_f1})},
-      {"max_seq_len", scalar(t.max_seq_len)},
-  };
-  const std::map<std::string, KeyReader> finetune_keys = {
-      {"epochs", scalar(f.epochs)},
-      {"learning_rate", scalar(f.learning_rate)},
-      {"batch_size", scalar(f.batch_size)},
-      {"warmup_ratio", scalar(f.warmup_ratio)},
-      {"weight_decay", scalar(f.weight_decay)},
-      {"early_stopping_patience", scalar(f.early_stopping_patience)},
-      {"seed", scalar(f.seed)},
-      {"shuffle", scalar(f.shuffle)},
-      {"dropout", scalar(f.dropout)},
-      {"max_steps", scalar(f.max_steps)},
-      {"max_train_examples", scalar(f.max_train_examples)},
-      {"max_grad_norm", scalar(f.max_grad_norm)},
-  };
+  const std::vector<std::string> sections = {"task", "finetune"};
   for (const auto& entry : root) {
-    const std::string section = entry.first.Scalar();
+    const std::string section = entry.first.IsScalar() ? entry.first.Scalar() : describe(entry.first);
     if (section == "task") {
-      read_section(entry.second, section, path, task_keys);
+      read_section(entry.second, section, path, c.task);
     } else if (section == "finetune") {
-      read_section(entry.second, section, path, finetune_keys);
+      read_section(entry.second, section, path, c.finetune);
     } else {
-      throw ConfigError(path + ":" + std::to_string(entry.first.Mark().line + 1) + ": unknown section '" + section +
-                        "' (the sections are task, finetune)");
+      std::string message = at_mark(path, entry.first.Mark()) + ": unknown section '" + section + "'";
+      if (const auto near = detail::closest_match(section, sections); !near.empty()) {
+        message += " (did you mean '" + near + "'?)";
+      }
+      throw ConfigError(message + "; the sections are " + detail::joined(sections), section);
     }
   }
+  const auto& t = c.task;
+  const auto& f = c.finetune;
   check(!t.name.empty(), c, "task.name", "is missing");
   check(!t.train.empty(), c, "task.train", "is missing");
   check(!t.validation.empty(), c, "task.validation", "is missing");
@@ -168,7 +116,8 @@ TaskConfig load_task_config(const std::string& path) {
             " tokens, more than any encoder's positions");
   const bool tagging = t.kind == TaskKind::token_classification;
   check(tagging == (t.metric == TaskMetric::span_f1) || (tagging && t.metric == TaskMetric::accuracy), c,
-        "task.metric", std::string("cannot score a ") + to_string(t.kind) + " task with " + to_string(t.metric));
+        "task.metric",
+        "cannot score a " + std::string(to_string(t.kind)) + " task with " + std::string(to_string(t.metric)));
   check(f.epochs >= 1, c, "finetune.epochs", "must be at least 1");
   check(f.batch_size >= 1, c, "finetune.batch_size", "must be at least 1");
   check(f.learning_rate > 0, c, "finetune.learning_rate", "must be positive");

@@ -101,203 +101,203 @@ struct FiniteCheck {
 };
 
 // The modernbert keys; the bert keys it shares were checked by validate_model.
-void validate_modernbert(const ModelConfig& m) {
-  if (m.objective != Objective::mlm) {
-    fail("model.objective", std::string(to_string(m.objective)),
+void validate_modernbert(const ModelConfig& model) {
+  if (model.objective != Objective::mlm) {
+    fail("model.objective", std::string(to_string(model.objective)),
          "has no head in ModernBERT (transformers' ModernBertForMaskedLM is MLM only): set "
          "model.objective to mlm or model.architecture to bert");
   }
-  at_least("model.global_attn_every_n_layers", m.global_attn_every_n_layers, 1,
+  at_least("model.global_attn_every_n_layers", model.global_attn_every_n_layers, 1,
            " (1 = every layer attends globally)");
-  at_least("model.local_attention", m.local_attention, 2,
+  at_least("model.local_attention", model.local_attention, 2,
            " (the sliding window: a token sees the tokens within local_attention / 2)");
-  positive("model.global_rope_theta", m.global_rope_theta);
-  positive("model.local_rope_theta", m.local_rope_theta);
-  positive("model.initializer_cutoff_factor", m.initializer_cutoff_factor);
-  in_range("model.embedding_dropout", m.embedding_dropout, 0, End::closed, 1, End::open);
-  in_range("model.mlp_dropout", m.mlp_dropout, 0, End::closed, 1, End::open);
-  if ((m.hidden_size / m.num_attention_heads) % 2 != 0) {
-    fail("model.hidden_size", number(m.hidden_size),
-         "gives an odd head width " + number(m.hidden_size / m.num_attention_heads) +
+  positive("model.global_rope_theta", model.global_rope_theta);
+  positive("model.local_rope_theta", model.local_rope_theta);
+  positive("model.initializer_cutoff_factor", model.initializer_cutoff_factor);
+  in_range("model.embedding_dropout", model.embedding_dropout, 0, End::closed, 1, End::open);
+  in_range("model.mlp_dropout", model.mlp_dropout, 0, End::closed, 1, End::open);
+  if ((model.hidden_size / model.num_attention_heads) % 2 != 0) {
+    fail("model.hidden_size", number(model.hidden_size),
+         "gives an odd head width " + number(model.hidden_size / model.num_attention_heads) +
              "; rotary position embeddings rotate pairs of dimensions: choose hidden_size and "
              "num_attention_heads with an even quotient");
   }
 }
 
 // RoBERTa's body is BERT's post-LN layers with an MLM head alone (transformers' Roberta classes).
-void validate_roberta(const ModelConfig& m) {
-  if (trains_sentence_pairs(m.objective)) {
-    fail("model.objective", std::string(to_string(m.objective)),
+void validate_roberta(const ModelConfig& model) {
+  if (trains_sentence_pairs(model.objective)) {
+    fail("model.objective", std::string(to_string(model.objective)),
          "has no head in RoBERTa, which dropped next-sentence prediction (transformers' " +
-             std::string(m.architecture == Architecture::roberta ? "Roberta" : "XLMRoberta") +
+             std::string(model.architecture == Architecture::roberta ? "Roberta" : "XLMRoberta") +
              "ForMaskedLM is MLM only): set model.objective to mlm or model.architecture to bert");
   }
-  if (m.norm == NormPosition::pre) {
+  if (model.norm == NormPosition::pre) {
     fail("model.norm", "pre", "is not RoBERTa's (transformers' Roberta is post-LN): set it to post");
   }
 }
 
 // The ELECTRA keys. Checked whatever the architecture, so that a typo fails before a switch.
-void validate_electra(const ModelConfig& m) {
-  non_negative("model.embedding_size", static_cast<double>(m.embedding_size), " (0 = hidden_size)");
-  in_range("model.generator_hidden_ratio", m.generator_hidden_ratio, 0, End::open, 1, End::closed,
+void validate_electra(const ModelConfig& model) {
+  non_negative("model.embedding_size", static_cast<double>(model.embedding_size), " (0 = hidden_size)");
+  in_range("model.generator_hidden_ratio", model.generator_hidden_ratio, 0, End::open, 1, End::closed,
            " (a generator wider than the discriminator makes the replaced tokens too hard to "
            "tell: ELECTRA uses 1/4 to 1/3)");
-  in_range("model.generator_layers_ratio", m.generator_layers_ratio, 0, End::open, 1, End::closed,
+  in_range("model.generator_layers_ratio", model.generator_layers_ratio, 0, End::open, 1, End::closed,
            " (the generator is no deeper than the discriminator)");
-  positive("model.rtd_weight", m.rtd_weight, " (ELECTRA: 50)");
-  positive("model.rtd_temperature", m.rtd_temperature, " (1 samples the generator's softmax)");
-  if (m.architecture != Architecture::electra) {
-    if (m.objective == Objective::rtd) {
+  positive("model.rtd_weight", model.rtd_weight, " (ELECTRA: 50)");
+  positive("model.rtd_temperature", model.rtd_temperature, " (1 samples the generator's softmax)");
+  if (model.architecture != Architecture::electra) {
+    if (model.objective == Objective::rtd) {
       fail("model.objective", "rtd",
            "trains ELECTRA's generator and discriminator, BERT bodies behind an embedding "
            "projection (transformers' Electra classes): set model.architecture to electra");
     }
-    if (m.embedding_size != 0 && m.embedding_size != m.hidden_size) {
-      fail("model.embedding_size", number(m.embedding_size),
+    if (model.embedding_size != 0 && model.embedding_size != model.hidden_size) {
+      fail("model.embedding_size", number(model.embedding_size),
            "differs from model.hidden_size, which only ELECTRA's embedding projection can "
            "train: set it to 0 or model.architecture to electra");
     }
     return;
   }
-  if (trains_sentence_pairs(m.objective)) {
-    fail("model.objective", std::string(to_string(m.objective)),
+  if (trains_sentence_pairs(model.objective)) {
+    fail("model.objective", std::string(to_string(model.objective)),
          "has no head in ELECTRA (transformers' Electra classes): set it to rtd or mlm");
   }
-  if (m.norm == NormPosition::pre) {
+  if (model.norm == NormPosition::pre) {
     fail("model.norm", "pre", "is not ELECTRA's (transformers' Electra is post-LN): set it to post");
   }
-  if (m.objective != Objective::rtd) return;
-  const auto g = generator_shape(m);
+  if (model.objective != Objective::rtd) return;
+  const auto g = generator_shape(model);
   if (g.hidden_size < 1 || g.num_hidden_layers < 1) {
     fail(g.hidden_size < 1 ? "model.generator_hidden_ratio" : "model.generator_layers_ratio",
-         number(g.hidden_size < 1 ? m.generator_hidden_ratio : m.generator_layers_ratio),
+         number(g.hidden_size < 1 ? model.generator_hidden_ratio : model.generator_layers_ratio),
          "leaves the generator with no " + std::string(g.hidden_size < 1 ? "width" : "layers") +
-             " (" + number(m.hidden_size) + " x " + number(m.num_hidden_layers) + " discriminator)");
+             " (" + number(model.hidden_size) + " x " + number(model.num_hidden_layers) + " discriminator)");
   }
   if (g.hidden_size % g.num_attention_heads != 0) {
-    fail("model.generator_hidden_ratio", number(m.generator_hidden_ratio),
+    fail("model.generator_hidden_ratio", number(model.generator_hidden_ratio),
          "gives a generator width " + number(g.hidden_size) + " that its " +
              number(g.num_attention_heads) + " heads (one per 64) do not divide");
   }
 }
 
-void validate_model(const ModelConfig& m) {
-  if (m.vocab_size != 0 && m.vocab_size < kSpecialTokens + 1) {
-    fail("model.vocab_size", number(m.vocab_size),
+void validate_model(const ModelConfig& model) {
+  if (model.vocab_size != 0 && model.vocab_size < kSpecialTokens + 1) {
+    fail("model.vocab_size", number(model.vocab_size),
          "must be 0 (use the tokenizer's size) or >= 6 (the 5 special tokens [PAD] [UNK] "
          "[CLS] [SEP] [MASK] and at least one piece)");
   }
-  at_least("model.hidden_size", m.hidden_size, 1);
-  at_least("model.num_hidden_layers", m.num_hidden_layers, 1);
-  at_least("model.num_attention_heads", m.num_attention_heads, 1);
-  if (m.hidden_size % m.num_attention_heads != 0) {
-    const int64_t heads = m.num_attention_heads;
-    const int64_t lower = m.hidden_size - m.hidden_size % heads;
+  at_least("model.hidden_size", model.hidden_size, 1);
+  at_least("model.num_hidden_layers", model.num_hidden_layers, 1);
+  at_least("model.num_attention_heads", model.num_attention_heads, 1);
+  if (model.hidden_size % model.num_attention_heads != 0) {
+    const int64_t heads = model.num_attention_heads;
+    const int64_t lower = model.hidden_size - model.hidden_size % heads;
     const int64_t upper = lower + heads;
     // The head counts that divide hidden_size, nearest below and above the one asked for.
     int64_t fewer = 1, more = 0;
     for (int64_t h = heads - 1; h >= 1; --h) {
-      if (m.hidden_size % h == 0) {
+      if (model.hidden_size % h == 0) {
         fewer = h;
         break;
       }
     }
-    for (int64_t h = heads + 1; h <= m.hidden_size; ++h) {
-      if (m.hidden_size % h == 0) {
+    for (int64_t h = heads + 1; h <= model.hidden_size; ++h) {
+      if (model.hidden_size % h == 0) {
         more = h;
         break;
       }
     }
     std::string fix = "set model.hidden_size to a multiple of " + number(heads) + " (";
     fix += lower > 0 ? number(lower) + " or " + number(upper) : number(upper);
-    fix += ") or model.num_attention_heads to a divisor of " + number(m.hidden_size) + " (" +
+    fix += ") or model.num_attention_heads to a divisor of " + number(model.hidden_size) + " (" +
            number(fewer) + (more ? " or " + number(more) : "") + ")";
-    throw ConfigError("model.hidden_size (" + number(m.hidden_size) +
+    throw ConfigError("model.hidden_size (" + number(model.hidden_size) +
                           ") must be divisible by model.num_attention_heads (" + number(heads) +
                           "): " + fix,
                       "model.hidden_size");
   }
-  at_least("model.intermediate_size", m.intermediate_size, 1);
-  in_range("model.hidden_dropout_prob", m.hidden_dropout_prob, 0, End::closed, 1, End::open);
-  in_range("model.attention_probs_dropout_prob", m.attention_probs_dropout_prob, 0, End::closed,
+  at_least("model.intermediate_size", model.intermediate_size, 1);
+  in_range("model.hidden_dropout_prob", model.hidden_dropout_prob, 0, End::closed, 1, End::open);
+  in_range("model.attention_probs_dropout_prob", model.attention_probs_dropout_prob, 0, End::closed,
            1, End::open);
-  at_least("model.max_position_embeddings", m.max_position_embeddings, 1);
-  if (!trains_sentence_pairs(m.objective)) {
-    at_least("model.type_vocab_size", m.type_vocab_size, 1);
+  at_least("model.max_position_embeddings", model.max_position_embeddings, 1);
+  if (!trains_sentence_pairs(model.objective)) {
+    at_least("model.type_vocab_size", model.type_vocab_size, 1);
   } else {
-    at_least("model.type_vocab_size", m.type_vocab_size, 2,
-             " when model.objective is " + std::string(to_string(m.objective)) +
+    at_least("model.type_vocab_size", model.type_vocab_size, 2,
+             " when model.objective is " + std::string(to_string(model.objective)) +
                  " (segments A and B use token types 0 and 1)");
   }
-  positive("model.layer_norm_eps", m.layer_norm_eps);
-  positive("model.initializer_range", m.initializer_range);
-  at_least("model.pad_vocab_multiple", m.pad_vocab_multiple, 1, " (1 = no padding)");
-  if (m.architecture == Architecture::modernbert) validate_modernbert(m);
-  if (is_roberta(m.architecture)) validate_roberta(m);
-  validate_electra(m);
+  positive("model.layer_norm_eps", model.layer_norm_eps);
+  positive("model.initializer_range", model.initializer_range);
+  at_least("model.pad_vocab_multiple", model.pad_vocab_multiple, 1, " (1 = no padding)");
+  if (model.architecture == Architecture::modernbert) validate_modernbert(model);
+  if (is_roberta(model.architecture)) validate_roberta(model);
+  validate_electra(model);
 }
 
 // tokenizer.add_tokens: terms for an hf pipeline, each once and not empty.
-void validate_add_tokens(const TokenizerConfig& t) {
+void validate_add_tokens(const TokenizerConfig& tokenizer) {
   const std::string key = "tokenizer.add_tokens";
-  if (t.add_tokens.empty()) return;
-  if (t.type != TokenizerType::hf)
+  if (tokenizer.add_tokens.empty()) return;
+  if (tokenizer.type != TokenizerType::hf)
     throw ConfigError(key + ": needs tokenizer.type hf (a tokenizer.json pipeline), not " +
-                          std::string(to_string(t.type)), key);
-  for (size_t i = 0; i < t.add_tokens.size(); ++i) {
-    if (t.add_tokens[i].empty())
+                          std::string(to_string(tokenizer.type)), key);
+  for (size_t i = 0; i < tokenizer.add_tokens.size(); ++i) {
+    if (tokenizer.add_tokens[i].empty())
       throw ConfigError(key + ": item " + std::to_string(i + 1) + " is an empty string", key);
     for (size_t j = 0; j < i; ++j) {
-      if (t.add_tokens[j] == t.add_tokens[i])
-        throw ConfigError(key + ": '" + t.add_tokens[i] + "' is given twice (items " + std::to_string(j + 1) +
+      if (tokenizer.add_tokens[j] == tokenizer.add_tokens[i])
+        throw ConfigError(key + ": '" + tokenizer.add_tokens[i] + "' is given twice (items " + std::to_string(j + 1) +
                               " and " + std::to_string(i + 1) + ")", key);
     }
   }
 }
 
-void validate_tokenizer(const TokenizerConfig& t) {
-  not_empty("tokenizer.model", t.model, "name the sentencepiece .model file to load or train");
-  const int64_t minimum = kSpecialTokens + (t.byte_fallback ? kBytePieces : 0) + 1;
-  if (t.vocab_size < minimum) {
-    fail("tokenizer.vocab_size", number(t.vocab_size),
+void validate_tokenizer(const TokenizerConfig& tokenizer) {
+  not_empty("tokenizer.model", tokenizer.model, "name the sentencepiece .model file to load or train");
+  const int64_t minimum = kSpecialTokens + (tokenizer.byte_fallback ? kBytePieces : 0) + 1;
+  if (tokenizer.vocab_size < minimum) {
+    fail("tokenizer.vocab_size", number(tokenizer.vocab_size),
          "must be >= " + number(minimum) + " (the 5 special tokens" +
-             (t.byte_fallback ? std::string(", 256 byte pieces for tokenizer.byte_fallback") : "") +
+             (tokenizer.byte_fallback ? std::string(", 256 byte pieces for tokenizer.byte_fallback") : "") +
              " and at least one piece)");
   }
-  in_range("tokenizer.character_coverage", t.character_coverage, 0, End::open, 1, End::closed);
-  at_least("tokenizer.input_sentence_size", t.input_sentence_size, 1);
-  at_least("tokenizer.max_sentence_length", t.max_sentence_length, 1);
-  no_empty_entries("tokenizer.training_files", t.training_files);
-  in_range("tokenizer.regex_time_limit", static_cast<double>(t.regex_time_limit), 0, End::closed, INT32_MAX,
+  in_range("tokenizer.character_coverage", tokenizer.character_coverage, 0, End::open, 1, End::closed);
+  at_least("tokenizer.input_sentence_size", tokenizer.input_sentence_size, 1);
+  at_least("tokenizer.max_sentence_length", tokenizer.max_sentence_length, 1);
+  no_empty_entries("tokenizer.training_files", tokenizer.training_files);
+  in_range("tokenizer.regex_time_limit", static_cast<double>(tokenizer.regex_time_limit), 0, End::closed, INT32_MAX,
            End::closed, " (ICU time units per match; 0 = no limit)");
-  if ((t.type == TokenizerType::wordpiece || t.type == TokenizerType::hf) && t.lowercase) {
+  if ((tokenizer.type == TokenizerType::wordpiece || tokenizer.type == TokenizerType::hf) && tokenizer.lowercase) {
     fail("tokenizer.lowercase", "true",
-         "applies to training a sentencepiece model; a " + std::string(to_string(t.type)) +
+         "applies to training a sentencepiece model; a " + std::string(to_string(tokenizer.type)) +
              " tokenizer lower-cases as its own tokenizer.json or tokenizer_config.json says "
              "(remove the key or set false)");
   }
-  validate_add_tokens(t);
+  validate_add_tokens(tokenizer);
 }
 
 // data.sources: each entry a corpus with a share of the sequences; a mixture replaces
 // data.train_files and data.store (each source names its own files or store).
-void validate_sources(const DataConfig& d) {
-  if (d.sources.empty()) return;
-  if (!d.train_files.empty()) {
+void validate_sources(const DataConfig& data) {
+  if (data.sources.empty()) return;
+  if (!data.train_files.empty()) {
     throw ConfigError("data.sources and data.train_files are both set: a mixture lists its "
                       "files under data.sources[i].files; remove data.train_files (or "
                       "data.sources for a single corpus)",
                       "data.sources");
   }
-  if (!d.store.empty()) {
+  if (!data.store.empty()) {
     throw ConfigError("data.sources and data.store are both set: give each source its own "
                       "prepared store as data.sources[i].store; remove data.store (or "
                       "data.sources for a single corpus)",
                       "data.sources");
   }
-  for (size_t i = 0; i < d.sources.size(); ++i) {
-    const SourceConfig& source = d.sources[i];
+  for (size_t i = 0; i < data.sources.size(); ++i) {
+    const SourceConfig& source = data.sources[i];
     const std::string path = "data.sources[" + std::to_string(i) + "]";
     if (!(std::isfinite(source.weight) && source.weight > 0)) {
       throw ConfigError(path + ".weight (" + number(source.weight) +
@@ -320,253 +320,253 @@ void validate_sources(const DataConfig& d) {
   }
 }
 
-void validate_data(const DataConfig& d, const ModelConfig& m) {
-  validate_sources(d);
-  no_empty_entries("data.train_files", d.train_files);
-  no_empty_entries("data.valid_files", d.valid_files);
-  in_range("data.valid_fraction", d.valid_fraction, 0, End::closed, 1, End::open,
+void validate_data(const DataConfig& data, const ModelConfig& model) {
+  validate_sources(data);
+  no_empty_entries("data.train_files", data.train_files);
+  no_empty_entries("data.valid_files", data.valid_files);
+  in_range("data.valid_fraction", data.valid_fraction, 0, End::closed, 1, End::open,
            " (a share of the training documents held out when data.valid_files is empty)");
-  not_empty("data.text_field", d.text_field, "name the JSON Lines field holding the text");
-  at_least("data.seq_len", d.seq_len, kMinSeqLen,
+  not_empty("data.text_field", data.text_field, "name the JSON Lines field holding the text");
+  at_least("data.seq_len", data.seq_len, kMinSeqLen,
            " (room for [CLS] a [SEP] b [SEP] and a few tokens)");
-  if (is_roberta(m.architecture)) {
-    require_position_room(m, d.seq_len, std::nullopt);
-  } else if (d.seq_len > m.max_position_embeddings) {
-    throw ConfigError("data.seq_len (" + number(d.seq_len) +
+  if (is_roberta(model.architecture)) {
+    require_position_room(model, data.seq_len, std::nullopt);
+  } else if (data.seq_len > model.max_position_embeddings) {
+    throw ConfigError("data.seq_len (" + number(data.seq_len) +
                           ") must be <= model.max_position_embeddings (" +
-                          number(m.max_position_embeddings) +
+                          number(model.max_position_embeddings) +
                           "): lower data.seq_len or raise model.max_position_embeddings",
                       "data.seq_len");
   }
   // Only mlm sequences packed across documents hold more than one document; anywhere else
   // the block-diagonal mask would be the padding mask at [S,S] cost.
-  if (!m.attend_across_documents && trains_sentence_pairs(m.objective)) {
+  if (!model.attend_across_documents && trains_sentence_pairs(model.objective)) {
     fail("model.attend_across_documents", "false",
          "keeps documents of a packed sequence apart, but model.objective " +
-             std::string(to_string(m.objective)) +
+             std::string(to_string(model.objective)) +
              " packs one sentence pair per sequence: set it to true");
   }
-  if (!m.attend_across_documents && !d.cross_documents) {
+  if (!model.attend_across_documents && !data.cross_documents) {
     fail("model.attend_across_documents", "false",
          "keeps documents of a packed sequence apart, but data.cross_documents is false "
          "(one document per sequence): set either to true");
   }
-  at_least("data.shuffle_buffer", d.shuffle_buffer, 1, " (1 = no shuffling)");
-  at_least("data.num_workers", d.num_workers, 0);
-  at_least("data.prefetch_sequences", d.prefetch_sequences, 1);
+  at_least("data.shuffle_buffer", data.shuffle_buffer, 1, " (1 = no shuffling)");
+  at_least("data.num_workers", data.num_workers, 0);
+  at_least("data.prefetch_sequences", data.prefetch_sequences, 1);
 }
 
 // A key of one optimizer set under another would silently do nothing, so it is refused (a
 // default value is let through: it changes nothing, and dumped configs hold every key).
-void validate_optimizer_keys(const OptimConfig& o) {
+void validate_optimizer_keys(const OptimConfig& optim) {
   const OptimConfig defaults;
   const auto only_for = [&](OptimizerType owner, const std::string& key, bool value, bool fallback) {
-    if (o.type == owner || value == fallback) return;
+    if (optim.type == owner || value == fallback) return;
     fail(key, value ? "true" : "false",
          "applies only to optim.type: " + std::string(to_string(owner)) + ", and optim.type is " +
-             std::string(to_string(o.type)) + ": set optim.type: " + std::string(to_string(owner)) +
+             std::string(to_string(optim.type)) + ": set optim.type: " + std::string(to_string(owner)) +
              " or remove the key");
   };
-  only_for(OptimizerType::lamb, "optim.lamb_bias_correction", o.lamb_bias_correction,
+  only_for(OptimizerType::lamb, "optim.lamb_bias_correction", optim.lamb_bias_correction,
            defaults.lamb_bias_correction);
-  only_for(OptimizerType::lamb, "optim.lamb_adapt_no_decay", o.lamb_adapt_no_decay,
+  only_for(OptimizerType::lamb, "optim.lamb_adapt_no_decay", optim.lamb_adapt_no_decay,
            defaults.lamb_adapt_no_decay);
   only_for(OptimizerType::stable_adamw, "optim.stable_adamw_decouple_lr",
-           o.stable_adamw_decouple_lr, defaults.stable_adamw_decouple_lr);
+           optim.stable_adamw_decouple_lr, defaults.stable_adamw_decouple_lr);
   // Fully decoupled decay is not shrunk by the learning rate: AdamW's 0.01 would take 1% of
   // every weight at every peak step (optimi warns from 1e-3 on).
   constexpr double kMaxDecoupledDecay = 1e-3;
-  if (o.type == OptimizerType::stable_adamw && o.stable_adamw_decouple_lr &&
-      o.weight_decay >= kMaxDecoupledDecay) {
-    fail("optim.weight_decay", number(o.weight_decay),
+  if (optim.type == OptimizerType::stable_adamw && optim.stable_adamw_decouple_lr &&
+      optim.weight_decay >= kMaxDecoupledDecay) {
+    fail("optim.weight_decay", number(optim.weight_decay),
          "is the decay per step at the peak under optim.stable_adamw_decouple_lr (not scaled by "
          "the learning rate) and must be < 1e-3: ModernBERT uses 1e-5; lower it or set "
          "optim.stable_adamw_decouple_lr: false");
   }
 }
 
-void validate_optim(const OptimConfig& o) {
-  positive("optim.learning_rate", o.learning_rate);
-  for (double beta : o.betas) {
+void validate_optim(const OptimConfig& optim) {
+  positive("optim.learning_rate", optim.learning_rate);
+  for (double beta : optim.betas) {
     if (!(beta >= 0 && beta < 1)) {
-      fail("optim.betas", "[" + number(o.betas[0]) + ", " + number(o.betas[1]) + "]",
+      fail("optim.betas", "[" + number(optim.betas[0]) + ", " + number(optim.betas[1]) + "]",
            "must both be in [0, 1), e.g. [0.9, 0.999]");
     }
   }
-  positive("optim.eps", o.eps);
-  non_negative("optim.weight_decay", o.weight_decay);
-  non_negative("optim.max_grad_norm", o.max_grad_norm, " (0 = no clipping)");
-  validate_optimizer_keys(o);
+  positive("optim.eps", optim.eps);
+  non_negative("optim.weight_decay", optim.weight_decay);
+  non_negative("optim.max_grad_norm", optim.max_grad_norm, " (0 = no clipping)");
+  validate_optimizer_keys(optim);
 }
 
 // decay_steps, decay_ratio and decay_shape shape wsd's final decay; set with another decay
 // they would silently do nothing, so they are refused.
 // `phased`: the run's length is its phases' (config/phases.h), not train.max_steps, which then
 // only caps it; the schedule's horizon is known at run time and the decay clamped to it.
-void validate_wsd(const ScheduleConfig& s, const TrainConfig& t, bool phased) {
-  at_least("schedule.decay_steps", s.decay_steps, 0, " (0 = use schedule.decay_ratio)");
-  in_range("schedule.decay_ratio", s.decay_ratio, 0, End::open, 1, End::closed);
-  if (s.decay != DecayKind::wsd) {
+void validate_wsd(const ScheduleConfig& schedule, const TrainConfig& train, bool phased) {
+  at_least("schedule.decay_steps", schedule.decay_steps, 0, " (0 = use schedule.decay_ratio)");
+  in_range("schedule.decay_ratio", schedule.decay_ratio, 0, End::open, 1, End::closed);
+  if (schedule.decay != DecayKind::wsd) {
     const ScheduleConfig defaults;
     const auto wsd_only = [&](const std::string& key, const std::string& value) {
       fail(key, value,
            "applies only to schedule.decay: wsd, and schedule.decay is " +
-               std::string(to_string(s.decay)) + ": set schedule.decay: wsd or remove the key");
+               std::string(to_string(schedule.decay)) + ": set schedule.decay: wsd or remove the key");
     };
-    if (s.decay_steps != defaults.decay_steps) {
-      wsd_only("schedule.decay_steps", number(s.decay_steps));
+    if (schedule.decay_steps != defaults.decay_steps) {
+      wsd_only("schedule.decay_steps", number(schedule.decay_steps));
     }
-    if (s.decay_ratio != defaults.decay_ratio) {
-      wsd_only("schedule.decay_ratio", number(s.decay_ratio));
+    if (schedule.decay_ratio != defaults.decay_ratio) {
+      wsd_only("schedule.decay_ratio", number(schedule.decay_ratio));
     }
-    if (s.decay_shape != defaults.decay_shape) {
-      wsd_only("schedule.decay_shape", std::string(to_string(s.decay_shape)));
+    if (schedule.decay_shape != defaults.decay_shape) {
+      wsd_only("schedule.decay_shape", std::string(to_string(schedule.decay_shape)));
     }
     return;
   }
   // The horizon is estimated at run time; the decay is clamped.
-  if (t.max_steps == 0 || phased) return;
-  const int64_t warmup = s.warmup_steps_for(t.max_steps);
-  const int64_t decay = s.decay_steps_for(t.max_steps);
-  if (decay <= t.max_steps - warmup) return;  // (warmup + decay could overflow)
-  const bool by_steps = s.decay_steps > 0;
+  if (train.max_steps == 0 || phased) return;
+  const int64_t warmup = schedule.warmup_steps_for(train.max_steps);
+  const int64_t decay = schedule.decay_steps_for(train.max_steps);
+  if (decay <= train.max_steps - warmup) return;  // (warmup + decay could overflow)
+  const bool by_steps = schedule.decay_steps > 0;
   const std::string key = by_steps ? "schedule.decay_steps" : "schedule.decay_ratio";
   const std::string given =
-      by_steps ? number(s.decay_steps)
-               : number(s.decay_ratio) + ", " + number(decay) + " of " + number(t.max_steps) +
+      by_steps ? number(schedule.decay_steps)
+               : number(schedule.decay_ratio) + ", " + number(decay) + " of " + number(train.max_steps) +
                      " steps";
-  const int64_t room = std::max<int64_t>(t.max_steps - warmup, 0);
+  const int64_t room = std::max<int64_t>(train.max_steps - warmup, 0);
   const std::string warmup_key =
-      s.warmup_steps > 0 ? "schedule.warmup_steps" : "schedule.warmup_ratio";
+      schedule.warmup_steps > 0 ? "schedule.warmup_steps" : "schedule.warmup_ratio";
   std::string fix;
   if (room > 0) {
     fix = "set " + key + " to at most " +
           (by_steps ? number(room)
-                    : number(static_cast<double>(room) / static_cast<double>(t.max_steps))) +
+                    : number(static_cast<double>(room) / static_cast<double>(train.max_steps))) +
           ", lower " + warmup_key + " or raise train.max_steps";
   } else {
     fix = "lower " + warmup_key + " or raise train.max_steps";
   }
   throw ConfigError(key + " (" + given + ") is longer than the " + number(room) +
-                        " steps train.max_steps (" + number(t.max_steps) +
+                        " steps train.max_steps (" + number(train.max_steps) +
                         ") leaves after warmup (" + number(warmup) + " steps): " + fix,
                     key);
 }
 
-void validate_schedule(const ScheduleConfig& s, const TrainConfig& t, bool phased) {
-  at_least("schedule.warmup_steps", s.warmup_steps, 0);
-  in_range("schedule.warmup_ratio", s.warmup_ratio, 0, End::closed, 1, End::open);
-  if (s.warmup_ratio > 0 && s.warmup_steps == 0 && t.max_steps == 0 && !phased) {
-    throw ConfigError("schedule.warmup_ratio (" + number(s.warmup_ratio) +
+void validate_schedule(const ScheduleConfig& schedule, const TrainConfig& train, bool phased) {
+  at_least("schedule.warmup_steps", schedule.warmup_steps, 0);
+  in_range("schedule.warmup_ratio", schedule.warmup_ratio, 0, End::closed, 1, End::open);
+  if (schedule.warmup_ratio > 0 && schedule.warmup_steps == 0 && train.max_steps == 0 && !phased) {
+    throw ConfigError("schedule.warmup_ratio (" + number(schedule.warmup_ratio) +
                           ") is a share of train.max_steps, which is 0: set train.max_steps "
                           "or give schedule.warmup_steps instead",
                       "schedule.warmup_ratio");
   }
-  in_range("schedule.min_lr_ratio", s.min_lr_ratio, 0, End::closed, 1, End::closed);
-  validate_wsd(s, t, phased);
+  in_range("schedule.min_lr_ratio", schedule.min_lr_ratio, 0, End::closed, 1, End::closed);
+  validate_wsd(schedule, train, phased);
 }
 
 // The ranks are known at run time (BatchRamp checks the start against them); here, one.
-void validate_batch_warmup(const TrainConfig& t) {
-  at_least("train.batch_warmup_tokens", t.batch_warmup_tokens, 0, " (0 = no batch-size warmup)");
-  if (t.batch_warmup_tokens == 0) {
-    if (t.batch_warmup_start != 0) {
-      fail("train.batch_warmup_start", number(t.batch_warmup_start),
+void validate_batch_warmup(const TrainConfig& train) {
+  at_least("train.batch_warmup_tokens", train.batch_warmup_tokens, 0, " (0 = no batch-size warmup)");
+  if (train.batch_warmup_tokens == 0) {
+    if (train.batch_warmup_start != 0) {
+      fail("train.batch_warmup_start", number(train.batch_warmup_start),
            "applies only with train.batch_warmup_tokens > 0");
     }
     return;
   }
-  const int64_t full = t.micro_batch_size * t.grad_accum_steps;
-  if (t.batch_warmup_start < t.micro_batch_size || t.batch_warmup_start >= full ||
-      t.batch_warmup_start % t.micro_batch_size != 0) {
-    fail("train.batch_warmup_start", number(t.batch_warmup_start),
-         "must be a multiple of train.micro_batch_size (" + number(t.micro_batch_size) +
+  const int64_t full = train.micro_batch_size * train.grad_accum_steps;
+  if (train.batch_warmup_start < train.micro_batch_size || train.batch_warmup_start >= full ||
+      train.batch_warmup_start % train.micro_batch_size != 0) {
+    fail("train.batch_warmup_start", number(train.batch_warmup_start),
+         "must be a multiple of train.micro_batch_size (" + number(train.micro_batch_size) +
              ") below the full batch of train.micro_batch_size x train.grad_accum_steps (" +
              number(full) + "): the warmup adds whole micro-batches");
   }
 }
 
-void validate_train(const TrainConfig& t, bool phased) {
-  not_empty("train.output_dir", t.output_dir, "name the run directory");
-  at_least("train.max_steps", t.max_steps, 0, " (0 = no step limit)");
-  at_least("train.max_tokens", t.max_tokens, 0, " (0 = no token limit)");
-  non_negative("train.max_time_s", t.max_time_s, " (0 = no time limit)");
-  if (t.max_steps == 0 && t.max_tokens == 0 && t.max_time_s == 0 && !phased) {
+void validate_train(const TrainConfig& train, bool phased) {
+  not_empty("train.output_dir", train.output_dir, "name the run directory");
+  at_least("train.max_steps", train.max_steps, 0, " (0 = no step limit)");
+  at_least("train.max_tokens", train.max_tokens, 0, " (0 = no token limit)");
+  non_negative("train.max_time_s", train.max_time_s, " (0 = no time limit)");
+  if (train.max_steps == 0 && train.max_tokens == 0 && train.max_time_s == 0 && !phased) {
     throw ConfigError(
         "train.max_steps, train.max_tokens and train.max_time_s are all 0: set at least one "
         "stop condition, e.g. train.max_steps: 100000",
         "train.max_steps");
   }
-  at_least("train.micro_batch_size", t.micro_batch_size, 1);
-  at_least("train.grad_accum_steps", t.grad_accum_steps, 1);
-  validate_batch_warmup(t);
-  at_least("train.threads", t.threads, 0, " (0 = $OMP_NUM_THREADS, else cores / LOCAL_WORLD_SIZE)");
-  at_least("train.seed", t.seed, 0);
-  at_least("train.max_skipped_steps", t.max_skipped_steps, 0);
+  at_least("train.micro_batch_size", train.micro_batch_size, 1);
+  at_least("train.grad_accum_steps", train.grad_accum_steps, 1);
+  validate_batch_warmup(train);
+  at_least("train.threads", train.threads, 0, " (0 = $OMP_NUM_THREADS, else cores / LOCAL_WORLD_SIZE)");
+  at_least("train.seed", train.seed, 0);
+  at_least("train.max_skipped_steps", train.max_skipped_steps, 0);
 }
 
-void validate_checkpoint(const CheckpointConfig& c) {
-  at_least("checkpoint.every_steps", c.every_steps, 0, " (0 = only at the end)");
-  at_least("checkpoint.keep_last", c.keep_last, 0, " (0 = keep all)");
+void validate_checkpoint(const CheckpointConfig& checkpoint) {
+  at_least("checkpoint.every_steps", checkpoint.every_steps, 0, " (0 = only at the end)");
+  at_least("checkpoint.keep_last", checkpoint.keep_last, 0, " (0 = keep all)");
 }
 
-void validate_eval(const EvalConfig& e) {
-  at_least("eval.every_steps", e.every_steps, 0, " (0 = only at the end)");
-  at_least("eval.max_batches", e.max_batches, 0, " (0 = the whole validation set)");
-  at_least("eval.probe_every_steps", e.probe_every_steps, 0, " (0 = at every evaluation)");
-  at_least("eval.batch_size", e.batch_size, 0, " (0 = train.micro_batch_size)");
-  at_least("eval.seed", e.seed, 0);
+void validate_eval(const EvalConfig& eval) {
+  at_least("eval.every_steps", eval.every_steps, 0, " (0 = only at the end)");
+  at_least("eval.max_batches", eval.max_batches, 0, " (0 = the whole validation set)");
+  at_least("eval.probe_every_steps", eval.probe_every_steps, 0, " (0 = at every evaluation)");
+  at_least("eval.batch_size", eval.batch_size, 0, " (0 = train.micro_batch_size)");
+  at_least("eval.seed", eval.seed, 0);
 }
 
-void validate_distributed(const DistributedConfig& d, const TrainConfig& t) {
-  if (d.backend == DistBackend::nccl && t.device == DeviceKind::cpu) {
+void validate_distributed(const DistributedConfig& distributed, const TrainConfig& train) {
+  if (distributed.backend == DistBackend::nccl && train.device == DeviceKind::cpu) {
     throw ConfigError(
         "distributed.backend (nccl) needs CUDA devices but train.device is cpu: use "
         "distributed.backend gloo or auto",
         "distributed.backend");
   }
-  positive("distributed.timeout_s", d.timeout_s);
-  at_least("distributed.bucket_mb", d.bucket_mb, 1);
+  positive("distributed.timeout_s", distributed.timeout_s);
+  at_least("distributed.bucket_mb", distributed.bucket_mb, 1);
 }
 
-void validate_logging(const LoggingConfig& l) {
+void validate_logging(const LoggingConfig& logging) {
   static const char* const kLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
   bool known = false;
-  for (const char* level : kLevels) known |= l.level == level;
+  for (const char* level : kLevels) known |= logging.level == level;
   if (!known) {
-    fail("logging.level", "'" + l.level + "'",
+    fail("logging.level", "'" + logging.level + "'",
          "must be one of trace, debug, info, warn, error, off");
   }
-  at_least("logging.every_steps", l.every_steps, 1);
+  at_least("logging.every_steps", logging.every_steps, 1);
 }
 
 }  // namespace
 
-void validate_masking(const MaskingConfig& k) {
-  in_range("masking.mlm_probability", k.mlm_probability, 0, End::open, 1, End::closed,
+void validate_masking(const MaskingConfig& masking) {
+  in_range("masking.mlm_probability", masking.mlm_probability, 0, End::open, 1, End::closed,
            " (0 would leave nothing to predict)");
-  in_range("masking.mask_replace_prob", k.mask_replace_prob, 0, End::closed, 1, End::closed);
-  in_range("masking.random_replace_prob", k.random_replace_prob, 0, End::closed, 1,
+  in_range("masking.mask_replace_prob", masking.mask_replace_prob, 0, End::closed, 1, End::closed);
+  in_range("masking.random_replace_prob", masking.random_replace_prob, 0, End::closed, 1,
            End::closed);
-  const double sum = k.mask_replace_prob + k.random_replace_prob;
+  const double sum = masking.mask_replace_prob + masking.random_replace_prob;
   if (sum > 1 + kProbabilitySumSlack) {
-    throw ConfigError("masking.mask_replace_prob (" + number(k.mask_replace_prob) +
-                          ") + masking.random_replace_prob (" + number(k.random_replace_prob) +
+    throw ConfigError("masking.mask_replace_prob (" + number(masking.mask_replace_prob) +
+                          ") + masking.random_replace_prob (" + number(masking.random_replace_prob) +
                           ") = " + number(sum) +
                           " must be <= 1 (the rest of the selected tokens stay unchanged)",
                       "masking.mask_replace_prob");
   }
-  at_least("masking.max_predictions_per_seq", k.max_predictions_per_seq, 0, " (0 = no cap)");
-  in_range("masking.span_p", k.span_p, 0, End::open, 1, End::closed,
+  at_least("masking.max_predictions_per_seq", masking.max_predictions_per_seq, 0, " (0 = no cap)");
+  in_range("masking.span_p", masking.span_p, 0, End::open, 1, End::closed,
            " (geometric distribution parameter; 1 = single-word spans)");
-  at_least("masking.max_span", k.max_span, 1);
-  if (k.rate_schedule == RateSchedule::constant) {
-    if (k.final_mlm_probability != MaskingConfig{}.final_mlm_probability) {
-      fail("masking.final_mlm_probability", number(k.final_mlm_probability),
+  at_least("masking.max_span", masking.max_span, 1);
+  if (masking.rate_schedule == MaskingRateSchedule::constant) {
+    if (masking.final_mlm_probability != MaskingConfig{}.final_mlm_probability) {
+      fail("masking.final_mlm_probability", number(masking.final_mlm_probability),
            "applies only with masking.rate_schedule linear or cosine (it is constant)");
     }
   } else {
-    in_range("masking.final_mlm_probability", k.final_mlm_probability, 0, End::open, 1,
+    in_range("masking.final_mlm_probability", masking.final_mlm_probability, 0, End::open, 1,
              End::closed, " (the rate at the end of masking.rate_schedule)");
   }
 }
@@ -607,15 +607,15 @@ void require_training_data(const RunConfig& config) {
   }
 }
 
-void require_position_room(const ModelConfig& m, int64_t seq_len, std::optional<int64_t> pad_id) {
-  if (!is_roberta(m.architecture)) return;
-  const int64_t offset = position_offset(m, pad_id.value_or(0));
-  if (seq_len + offset <= m.max_position_embeddings) return;
+void require_position_room(const ModelConfig& model, int64_t seq_len, std::optional<int64_t> pad_id) {
+  if (!is_roberta(model.architecture)) return;
+  const int64_t offset = position_offset(model, pad_id.value_or(0));
+  if (seq_len + offset <= model.max_position_embeddings) return;
   const std::string pad = pad_id ? "the tokenizer's [PAD] id " + number(*pad_id)
                                  : "the [PAD] id (0 at the least; RoBERTa's is 1)";
-  const int64_t shortest = m.max_position_embeddings - offset;
-  fail("model.max_position_embeddings", number(m.max_position_embeddings),
-       "leaves no room for model.architecture " + std::string(to_string(m.architecture)) +
+  const int64_t shortest = model.max_position_embeddings - offset;
+  fail("model.max_position_embeddings", number(model.max_position_embeddings),
+       "leaves no room for model.architecture " + std::string(to_string(model.architecture)) +
            "'s position offset: its positions run from the pad id + 1, so data.seq_len " + number(seq_len) +
            " with " + pad + " needs " + number(seq_len + offset) + " rows (data.seq_len + pad id + 1; " +
            "roberta-base: 512 + 1 + 1 = 514): raise it to " + number(seq_len + offset) +

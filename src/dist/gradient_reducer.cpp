@@ -49,38 +49,48 @@ GradientReducer::GradientReducer(std::shared_ptr<Communicator> comm,
   }
 }
 
+namespace {
+
+// Calls fn(param, slice) for each parameter of `bucket`, `slice` being the part of the
+// bucket's flat buffer that holds its gradient, shaped like it: the one layout both
+// directions of the copy agree on.
+template <class Fn>
+void for_each_slice(const Bucket& bucket, std::vector<torch::Tensor>& params, const torch::Tensor& buffer,
+                    Fn fn) {
+  int64_t offset = 0;
+  for (size_t i : bucket.params) {
+    auto& p = params[i];
+    fn(p, buffer.narrow(0, offset, p.numel()).view(p.sizes()));
+    offset += p.numel();
+  }
+}
+
+}  // namespace
+
 void GradientReducer::reduce() {
   if (comm_->world_size() == 1) return;
   torch::NoGradGuard no_grad;
   // Fill and start every bucket before waiting for any: Gloo reduces bucket k on its own
   // threads while this thread copies bucket k+1.
   for (size_t b = 0; b < buckets_.size(); ++b) {
-    int64_t offset = 0;
-    for (size_t i : buckets_[b].params) {
-      auto& p = params_[i];
-      auto slice = buffers_[b].narrow(0, offset, p.numel()).view(p.sizes());
+    for_each_slice(buckets_[b], params_, buffers_[b], [](torch::Tensor& p, torch::Tensor slice) {
       if (p.grad().defined()) {
         slice.copy_(p.grad());
       } else {
         slice.zero_();
       }
-      offset += p.numel();
-    }
+    });
     comm_->start_all_reduce_sum(buffers_[b]);
   }
   comm_->wait_all();
   for (size_t b = 0; b < buckets_.size(); ++b) {
-    int64_t offset = 0;
-    for (size_t i : buckets_[b].params) {
-      auto& p = params_[i];
-      auto slice = buffers_[b].narrow(0, offset, p.numel()).view(p.sizes());
+    for_each_slice(buckets_[b], params_, buffers_[b], [](torch::Tensor& p, const torch::Tensor& slice) {
       if (p.grad().defined()) {
         p.mutable_grad().copy_(slice);
       } else {
         p.mutable_grad() = slice.clone();
       }
-      offset += p.numel();
-    }
+    });
   }
 }
 

@@ -296,8 +296,8 @@ Tokenizer checked_kind(Tokenizer tokenizer, const config::TokenizerConfig& confi
 
 }  // namespace
 
-Tokenizer ensure_tokenizer(const config::TokenizerConfig& tokenizer,
-                           const config::DataConfig& data) {
+Tokenizer load_or_train_tokenizer(const config::TokenizerConfig& tokenizer,
+                                  const config::DataConfig& data) {
   const auto& path = tokenizer.model;
   if (std::filesystem::exists(path)) {
     auto loaded = checked_kind(

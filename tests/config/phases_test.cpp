@@ -3,6 +3,11 @@
 // phase's key.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <climits>
+#include <utility>
+#include <vector>
+
 #include "config_test_util.h"
 #include "mlm/config/phases.h"
 
@@ -28,6 +33,27 @@ const std::string kTwoPhases =
     "      data.sources: [{files: [a.txt], weight: 0.25}, {files: [b.txt]}]\n";
 
 RunConfig load(const std::string& yaml) { return load_config_from_string(yaml, "p.yaml"); }
+
+// A later phase's seed feeds its data order: these values, from the first release's
+// phase_seed, must never change (a resumed run would read its data in another order).
+TEST(Phases, PhaseSeedsArePinned) {
+  const std::vector<std::pair<int64_t, std::array<int64_t, 3>>> pinned = {
+      {0, {8147104208329303767ll, 3980143261097177850ll, 243808509735772839ll}},
+      {42, {6839728766377637706ll, 1474913046063446145ll, 2569641874231381929ll}},
+      {-1, {8245168133484221968ll, 8417223528544944484ll, 2024363799162208500ll}},
+      {INT64_MAX, {1527823816519176019ll, 8720658416722345123ll, 8505832573251952840ll}},
+      {123456789, {1233487586143877948ll, 4416041720181487383ll, 1767385882581368562ll}},
+  };
+  RunConfig run;
+  run.phases.resize(4);
+  for (const auto& [seed, later] : pinned) {
+    run.train.seed = seed;
+    EXPECT_EQ(phase_config(run, 0).train.seed, seed);
+    for (int64_t i = 1; i <= 3; ++i) {
+      EXPECT_EQ(phase_config(run, i).train.seed, later[static_cast<size_t>(i - 1)]) << seed << " " << i;
+    }
+  }
+}
 
 TEST(Phases, ResolveEachPhasesConfig) {
   const auto run = load(kTwoPhases);

@@ -185,7 +185,7 @@ std::vector<Rule> rules() {
        "masking.max_span", {"masking.max_span (0) must be >= 1"}},
       {"final_rate_without_schedule", [](RunConfig& c) { c.masking.final_mlm_probability = 0.3; },
        "masking.final_mlm_probability", {"(0.3)", "only with masking.rate_schedule"}},
-      {"final_rate_missing", [](RunConfig& c) { c.masking.rate_schedule = RateSchedule::linear; },
+      {"final_rate_missing", [](RunConfig& c) { c.masking.rate_schedule = MaskingRateSchedule::linear; },
        "masking.final_mlm_probability", {"(0) must be in (0, 1]"}},
       {"batch_warmup_start_without_tokens", [](RunConfig& c) { c.train.batch_warmup_start = 64; },
        "train.batch_warmup_start", {"(64)", "only with train.batch_warmup_tokens > 0"}},

@@ -183,13 +183,13 @@ TEST(HfTokenizerFacade, BadInputIsOneLineNamingTheFile) {
   config::TokenizerConfig config;
   config.type = config::TokenizerType::hf;
   config.model = (dir / "missing.json").string();
-  const auto missing = error_of([&] { ensure_tokenizer(config, config::DataConfig{}); });
+  const auto missing = error_of([&] { load_or_train_tokenizer(config, config::DataConfig{}); });
   EXPECT_NE(missing.find("tokenizer.type hf loads a Hugging Face tokenizer.json"), std::string::npos) << missing;
   const auto roberta = (hf_reference_dir() / "roberta").string();
   config.model = roberta;
-  EXPECT_EQ(ensure_tokenizer(config, config::DataConfig{}).kind(), TokenizerKind::hf);
+  EXPECT_EQ(load_or_train_tokenizer(config, config::DataConfig{}).kind(), TokenizerKind::hf);
   config.type = config::TokenizerType::unigram;
-  const auto kind = error_of([&] { ensure_tokenizer(config, config::DataConfig{}); });
+  const auto kind = error_of([&] { load_or_train_tokenizer(config, config::DataConfig{}); });
   EXPECT_NE(kind.find("is a tokenizer.json pipeline but tokenizer.type is unigram"), std::string::npos) << kind;
 }
 

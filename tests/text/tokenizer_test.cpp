@@ -127,15 +127,15 @@ TEST(Tokenizer, EnsureTokenizerTrainsLoadsOrRefuses) {
   data.train_files = {corpus_path("train.txt")};
   tokenizer.train_if_missing = false;
   try {
-    ensure_tokenizer(tokenizer, data);
+    load_or_train_tokenizer(tokenizer, data);
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.key(), "tokenizer.model");
   }
   tokenizer.train_if_missing = true;
-  const auto trained = ensure_tokenizer(tokenizer, data);
+  const auto trained = load_or_train_tokenizer(tokenizer, data);
   EXPECT_TRUE(std::filesystem::exists(tokenizer.model));
-  const auto loaded = ensure_tokenizer(tokenizer, data);
+  const auto loaded = load_or_train_tokenizer(tokenizer, data);
   EXPECT_EQ(loaded.serialized_model(), trained.serialized_model());
   // Training is deterministic: the same corpus and settings give the same model.
   EXPECT_EQ(trained.serialized_model(), fixture_tokenizer().serialized_model());

@@ -204,11 +204,11 @@ TEST(WordPieceLoading, RunWithTypeWordpieceLoadsAndNeverTrains) {
   config::TokenizerConfig tokenizer;
   tokenizer.type = config::TokenizerType::wordpiece;
   tokenizer.model = dir.write("vocab.txt", kVocab);
-  EXPECT_EQ(ensure_tokenizer(tokenizer, {}).kind(), TokenizerKind::wordpiece);
+  EXPECT_EQ(load_or_train_tokenizer(tokenizer, {}).kind(), TokenizerKind::wordpiece);
 
   tokenizer.model = (dir.path() / "missing" / "vocab.txt").string();
   try {
-    ensure_tokenizer(tokenizer, {});
+    load_or_train_tokenizer(tokenizer, {});
     ADD_FAILURE() << "no ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.key(), "tokenizer.model");
@@ -221,7 +221,7 @@ TEST(WordPieceLoading, TokenizerTypeMustMatchTheModelsKind) {
   TempDir dir;
   config::TokenizerConfig tokenizer;
   tokenizer.model = dir.write("vocab.txt", kVocab);  // type stays unigram
-  EXPECT_THROW(ensure_tokenizer(tokenizer, {}), ConfigError);
+  EXPECT_THROW(load_or_train_tokenizer(tokenizer, {}), ConfigError);
 }
 
 }  // namespace mlm::text::wordpiece_loading

@@ -51,19 +51,19 @@ TEST(MaskingRate, GoesFromStartToEndOverItsSpan) {
   config::MaskingConfig masking;
   masking.mlm_probability = 0.3;
   masking.final_mlm_probability = 0.1;
-  masking.rate_schedule = config::RateSchedule::linear;
+  masking.rate_schedule = config::MaskingRateSchedule::linear;
   const MaskingRate linear(masking, 100, 5);  // steps 101..105
   EXPECT_DOUBLE_EQ(*linear.at(101), 0.3);
   EXPECT_NEAR(*linear.at(103), 0.2, 1e-15);
   EXPECT_DOUBLE_EQ(*linear.at(105), 0.1);
   EXPECT_DOUBLE_EQ(*linear.at(200), 0.1);  // held after
-  masking.rate_schedule = config::RateSchedule::cosine;
+  masking.rate_schedule = config::MaskingRateSchedule::cosine;
   const MaskingRate cosine(masking, 100, 5);
   EXPECT_DOUBLE_EQ(*cosine.at(101), 0.3);
   EXPECT_NEAR(*cosine.at(102), 0.3 - 0.2 * 0.5 * (1 - std::cos(M_PI / 4)), 1e-15);
   EXPECT_NEAR(*cosine.at(103), 0.2, 1e-15);
   EXPECT_DOUBLE_EQ(*cosine.at(105), 0.1);
-  masking.rate_schedule = config::RateSchedule::constant;
+  masking.rate_schedule = config::MaskingRateSchedule::constant;
   EXPECT_FALSE(MaskingRate(masking, 0, 5).at(3));
 }
 

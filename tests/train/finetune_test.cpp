@@ -82,8 +82,10 @@ TEST(FinetuneTaskFile, ReadsEveryKeyAndRefusesWhatItCannotUse) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(error_of(kTask + "  warmup: 3\n").find("bad.yaml:11: finetune.warmup: unknown key"), std::string::npos);
-  EXPECT_NE(error_of(kTask + "  epochs: [1]\n").find("finetune.epochs: expected a single value"), std::string::npos);
+  EXPECT_NE(error_of(kTask + "  warmup: 3\n").find("bad.yaml:11: unknown key 'finetune.warmup'"), std::string::npos);
+  EXPECT_NE(error_of(kTask + "  batch_size: [1]\n").find("finetune.batch_size: expected an integer, got a list"),
+            std::string::npos);
+  EXPECT_NE(error_of(kTask + "  epochs: 3\n").find("finetune.epochs is set twice"), std::string::npos);
   EXPECT_NE(error_of("task:\n  name: t\n  metric: f1\n").find("expected one of accuracy"), std::string::npos);
   EXPECT_NE(error_of("task:\n  name: t\n  train: a\n  validation: b\n  labels: [x]\n").find("task.labels"),
             std::string::npos);

@@ -41,7 +41,7 @@ config::RunConfig store_config(const fs::path& out_dir, std::vector<std::string>
   static const fs::path store = [] {
     const fs::path dir = fresh_dir("prepared_store_training") / "store";
     auto config = tiny_config(dir.parent_path() / "unused", {"data.store=" + dir.string()});
-    data::prepare_store(config.data, text::ensure_tokenizer(config.tokenizer, config.data), {});
+    data::prepare_store(config.data, text::load_or_train_tokenizer(config.tokenizer, config.data), {});
     return dir;
   }();
   extra.push_back("data.store=" + store.string());

@@ -29,7 +29,10 @@ enum class DistBackend { auto_detect, gloo, nccl };
 enum class ProgressBar { auto_detect, on, off };
 enum class PhaseOptimizer { carry, reset };
 enum class PhaseSchedule { continue_run, restart };
-enum class RateSchedule { constant, linear, cosine };
+enum class MaskingRateSchedule { constant, linear, cosine };
+// A fine-tuning task file's (task_config.h).
+enum class TaskKind { sequence_classification, token_classification };
+enum class TaskMetric { accuracy, macro_f1, matthews, span_f1 };
 
 template <class E>
 struct EnumNames;
@@ -61,7 +64,9 @@ MLM_ENUM_NAMES(DistBackend, "auto", "gloo", "nccl")
 MLM_ENUM_NAMES(ProgressBar, "auto", "on", "off")
 MLM_ENUM_NAMES(PhaseOptimizer, "carry", "reset")
 MLM_ENUM_NAMES(PhaseSchedule, "continue", "restart")
-MLM_ENUM_NAMES(RateSchedule, "constant", "linear", "cosine")
+MLM_ENUM_NAMES(MaskingRateSchedule, "constant", "linear", "cosine")
+MLM_ENUM_NAMES(TaskKind, "sequence_classification", "token_classification")
+MLM_ENUM_NAMES(TaskMetric, "accuracy", "macro_f1", "matthews", "span_f1")
 #undef MLM_ENUM_NAMES
 
 /// nsp and sop train on sentence pairs (the data packs them, the model has a pair head).

@@ -6,13 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "mlm/config/enums.h"  // TaskKind, TaskMetric and their spellings
+
 namespace mlm::config {
-
-enum class TaskKind { sequence_classification, token_classification };
-enum class TaskMetric { accuracy, macro_f1, matthews, span_f1 };
-
-const char* to_string(TaskKind kind);
-const char* to_string(TaskMetric metric);
 
 struct TaskSection {
   std::string name;
@@ -25,6 +21,22 @@ struct TaskSection {
   std::vector<std::string> labels;      // the label set, in the classifier's order
   TaskMetric metric = TaskMetric::accuracy;
   int64_t max_seq_len = 128;            // longer inputs are truncated (and counted)
+
+  template <class V>
+  void visit(V& v) {
+    v("name", name);
+    v("kind", kind);
+    v("train", train);
+    v("validation", validation);
+    v("test", test);
+    v("text_field", text_field);
+    v("text_pair_field", text_pair_field);
+    v("label_field", label_field);
+    v("tokens_field", tokens_field);
+    v("labels", labels);
+    v("metric", metric);
+    v("max_seq_len", max_seq_len);
+  }
 };
 
 struct FinetuneSection {
@@ -42,6 +54,22 @@ struct FinetuneSection {
   int64_t max_train_examples = 0;       // > 0: the first this many training examples only
                                         //   (a probe's bound on its cost)
   double max_grad_norm = 1.0;
+
+  template <class V>
+  void visit(V& v) {
+    v("epochs", epochs);
+    v("learning_rate", learning_rate);
+    v("batch_size", batch_size);
+    v("warmup_ratio", warmup_ratio);
+    v("weight_decay", weight_decay);
+    v("early_stopping_patience", early_stopping_patience);
+    v("seed", seed);
+    v("shuffle", shuffle);
+    v("dropout", dropout);
+    v("max_steps", max_steps);
+    v("max_train_examples", max_train_examples);
+    v("max_grad_norm", max_grad_norm);
+  }
 };
 
 struct TaskConfig {

@@ -7,14 +7,11 @@
 #include <utility>
 #include <vector>
 
+#include "mlm/util/splitmix64.h"
+
 namespace mlm::data {
 
-inline uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+using mlm::splitmix64;
 
 /// One 64-bit seed from several values (seed, epoch, chunk, ...).
 inline uint64_t mix_seed(std::initializer_list<uint64_t> values) {

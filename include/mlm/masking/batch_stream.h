@@ -38,7 +38,7 @@ class BatchStream {
   const std::vector<data::PackedSequence>& rows() const { return rows_; }
   int64_t batch_size() const { return batch_size_; }
   /// The masking rate of the batches next() returns from now on (masking.rate_schedule).
-  void set_mlm_probability(double p) { collator_.set_mlm_probability(p); }
+  void set_masking_rate(double p) { collator_.set_masking_rate(p); }
   uint64_t seed() const { return seed_; }
   const data::SequenceSource& source() const { return *source_; }
 

@@ -49,8 +49,9 @@ class MaskingCollator {
   std::vector<MaskedSpan> select(const data::PackedSequence& sequence, uint64_t seed) const;
 
   int64_t seq_len() const { return seq_len_; }
-  /// The share of maskable tokens selected from now on, in (0, 1] (masking.rate_schedule).
-  void set_mlm_probability(double p) { cfg_.mlm_probability = p; }
+  /// The masking rate (share of maskable tokens selected) from now on, in (0, 1]
+  /// (masking.rate_schedule).
+  void set_masking_rate(double p) { cfg_.mlm_probability = p; }
   const config::MaskingConfig& config() const { return cfg_; }
 
  private:

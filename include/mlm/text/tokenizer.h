@@ -111,8 +111,8 @@ class Tokenizer {
 /// tokenizer.train_if_missing is set (reading them as `data` says); otherwise ConfigError
 /// naming tokenizer.model. With tokenizer.type wordpiece or hf it only loads (a missing model
 /// is that ConfigError). ConfigError too when the model's kind does not match tokenizer.type.
-Tokenizer ensure_tokenizer(const config::TokenizerConfig& tokenizer,
-                           const config::DataConfig& data);
+Tokenizer load_or_train_tokenizer(const config::TokenizerConfig& tokenizer,
+                                  const config::DataConfig& data);
 
 /// The files a missing tokenizer is trained on: tokenizer.training_files, else
 /// data.train_files, else the text files of every data.sources entry.

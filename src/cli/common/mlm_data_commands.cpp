@@ -86,7 +86,7 @@ void prepare_one(const config::RunConfig& config, const text::Tokenizer& tokeniz
 int prepare_command(const config::RunConfig& config, const data::PrepareOptions& options) {
   if (options.threads < 0) throw UsageError("--threads must be at least 0 (0 = one per core)");
   const auto stores = stores_to_prepare(config);
-  const auto tokenizer = text::ensure_tokenizer(config.tokenizer, config.data);
+  const auto tokenizer = text::load_or_train_tokenizer(config.tokenizer, config.data);
   for (const auto& store : stores) prepare_one(store, tokenizer, options);
   return kExitOk;
 }

@@ -116,28 +116,35 @@ void Packer::emit_pair(PackedSequence& out, const int32_t* a, int64_t a_len, con
   out.nsp_label = label;
 }
 
-Packer::Packed Packer::pack_token_chunk(PackedSequence& out) {
-  const auto capacity = static_cast<size_t>(options_.seq_len - 2);
+Packer::Packed Packer::fill_single(PackedSequence& out, const std::function<int64_t(int64_t room)>& next_take) {
+  const int64_t capacity = options_.seq_len - 2;
   body_.clear();
   body_document_starts_.clear();
-  while (body_.size() < capacity) {
-    if (!ensure_current()) break;
+  while (static_cast<int64_t>(body_.size()) < capacity && ensure_current()) {
     const auto& ids = current_->ids;
-    if (!body_.empty() && consumed_ == 0) {
-      // A new document joins the sequence after a [SEP]; not when only the [SEP] would fit.
-      if (capacity - body_.size() < 2) break;
+    const bool joins = !body_.empty() && consumed_ == 0;  // a new document, after a [SEP]
+    const int64_t take = next_take(capacity - static_cast<int64_t>(body_.size()) - (joins ? 1 : 0));
+    if (take < 0) break;
+    if (joins) {
       body_.push_back(options_.ids.sep);
       body_document_starts_.push_back(static_cast<int32_t>(body_.size()));
     }
-    const size_t take = std::min(capacity - body_.size(), ids.size() - static_cast<size_t>(consumed_));
     body_.insert(body_.end(), ids.begin() + consumed_, ids.begin() + consumed_ + take);
-    const bool document_done = consumed_ + static_cast<int64_t>(take) == static_cast<int64_t>(ids.size());
-    advance(static_cast<int64_t>(take));
+    const bool document_done = consumed_ + take == static_cast<int64_t>(ids.size());
+    advance(take);
     if (document_done && !options_.cross_documents) break;
   }
   if (body_.empty()) return Packed::end;
   emit_single(out);
   return Packed::sequence;
+}
+
+Packer::Packed Packer::pack_token_chunk(PackedSequence& out) {
+  return fill_single(out, [&](int64_t room) -> int64_t {
+    // Not a joining document when only its [SEP] would fit.
+    if (room < 1) return -1;
+    return std::min(room, static_cast<int64_t>(current_->ids.size()) - consumed_);
+  });
 }
 
 Packer::Packed Packer::pack_token_pair(PackedSequence& out) {

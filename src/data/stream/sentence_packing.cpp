@@ -51,30 +51,12 @@ const TokenizedDocument* Packer::random_other_document(SeededRandom& rng) {
 }
 
 Packer::Packed Packer::pack_sentences(PackedSequence& out) {
-  const auto capacity = options_.seq_len - 2;
-  body_.clear();
-  body_document_starts_.clear();
-  while (static_cast<int64_t>(body_.size()) < capacity && ensure_current()) {
-    const auto& ids = current_->ids;
-    const bool joins = !body_.empty() && consumed_ == 0;  // a new document, after a [SEP]
-    const int64_t room = capacity - static_cast<int64_t>(body_.size()) - (joins ? 1 : 0);
-    int64_t take = sentence_end_after(*current_, consumed_) - consumed_;
-    if (take > room) {
-      if (!body_.empty()) break;  // the sentence starts the next sequence
-      take = room;                // a sentence longer than a whole sequence is cut
-    }
-    if (joins) {
-      body_.push_back(options_.ids.sep);
-      body_document_starts_.push_back(static_cast<int32_t>(body_.size()));
-    }
-    body_.insert(body_.end(), ids.begin() + consumed_, ids.begin() + consumed_ + take);
-    const bool document_done = consumed_ + take == static_cast<int64_t>(ids.size());
-    advance(take);
-    if (document_done && !options_.cross_documents) break;
-  }
-  if (body_.empty()) return Packed::end;
-  emit_single(out);
-  return Packed::sequence;
+  return fill_single(out, [&](int64_t room) -> int64_t {
+    const int64_t take = sentence_end_after(*current_, consumed_) - consumed_;
+    if (take <= room) return take;
+    // The sentence starts the next sequence; one longer than a whole sequence is cut.
+    return body_.empty() ? room : -1;
+  });
 }
 
 Packer::Packed Packer::pack_sentence_pair(PackedSequence& out) {

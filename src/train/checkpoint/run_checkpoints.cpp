@@ -60,8 +60,9 @@ RunCheckpoints::RunCheckpoints(const config::RunConfig& config,
 }
 
 std::optional<nlohmann::json> RunCheckpoints::resume_or_refuse(const CheckpointContents& contents) {
-  if (const auto dir = find_resume()) return resume_from(*dir, contents);
-  return std::nullopt;
+  const auto dir = find_resume();
+  if (!dir) return std::nullopt;
+  return resume_from(*dir, contents, TrainerState::load(*dir / "trainer_state.json"));
 }
 
 std::optional<fs::path> RunCheckpoints::find_resume() const {
@@ -182,8 +183,8 @@ void RunCheckpoints::refuse_existing_checkpoints() const {
   }
 }
 
-nlohmann::json RunCheckpoints::resume_from(const fs::path& dir,
-                                           const CheckpointContents& contents) {
+nlohmann::json RunCheckpoints::resume_from(const fs::path& dir, const CheckpointContents& contents,
+                                           TrainerState state) {
   verify_checkpoint_dir(dir, checkpoint_required_files());
 
   const fs::path config_path = dir / "config.yaml";
@@ -204,8 +205,7 @@ nlohmann::json RunCheckpoints::resume_from(const fs::path& dir,
                       "tokenizer.model");
   }
 
-  const fs::path state_path = dir / "trainer_state.json";
-  auto state = TrainerState::load(state_path);
+  const fs::path state_path = dir / "trainer_state.json";  // read by the caller; named in errors
   const bool resharded = state.world_size != comm_->world_size();
   if (resharded) require_same_global_batch(saved_config, state, dir);
 

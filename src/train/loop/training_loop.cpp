@@ -48,7 +48,7 @@ void TrainingLoop::pause_for(F&& work) {
 
 void TrainingLoop::train_step() {
   const int64_t step = trained_step_ + 1;
-  if (const auto rate = parts_.masking_rate.at(step)) parts_.batches.set_mlm_probability(*rate);
+  if (const auto rate = parts_.masking_rate.at(step)) parts_.batches.set_masking_rate(*rate);
   const auto batches = collect_step(parts_.batches, parts_.batch_ramp.micro_batches(trained_tokens_));
   unread_.push_back(parts_.step.run(step, parts_.lr.at(step), batches));
   trained_step_ = step;

@@ -49,9 +49,9 @@ Process bootstrap(const config::RunConfig& config, std::shared_ptr<dist::Communi
 
 text::Tokenizer open_tokenizer(const config::RunConfig& config, dist::Communicator& comm) {
   std::optional<text::Tokenizer> tokenizer;
-  if (comm.is_main()) tokenizer.emplace(text::ensure_tokenizer(config.tokenizer, config.data));
+  if (comm.is_main()) tokenizer.emplace(text::load_or_train_tokenizer(config.tokenizer, config.data));
   comm.barrier();
-  if (!comm.is_main()) tokenizer.emplace(text::ensure_tokenizer(config.tokenizer, config.data));
+  if (!comm.is_main()) tokenizer.emplace(text::load_or_train_tokenizer(config.tokenizer, config.data));
   const int64_t size = tokenizer->size();
   if (config.model.vocab_size > 0 && config.model.vocab_size < size) {
     throw ConfigError("model.vocab_size (" + std::to_string(config.model.vocab_size) +

@@ -35,18 +35,19 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   std::optional<nlohmann::json> position;
   const auto resume_dir = checkpoints_->find_resume();
   RunPhase phase = run_phase(config_, 0, 0, 0);
+  std::optional<TrainerState> saved;
   if (resume_dir) {
     const auto path = *resume_dir / "trainer_state.json";
-    const auto saved = TrainerState::load(path);
-    if (saved.phase >= config::phase_count(config_)) {
-      throw CheckpointError(path.string() + ": phase " + std::to_string(saved.phase) +
+    saved = TrainerState::load(path);
+    if (saved->phase >= config::phase_count(config_)) {
+      throw CheckpointError(path.string() + ": phase " + std::to_string(saved->phase) +
                             " does not exist in this run's config (" +
                             std::to_string(config::phase_count(config_)) + " phase(s))");
     }
-    phase = run_phase(config_, saved.phase, saved.phase_start_step, saved.phase_start_tokens);
+    phase = run_phase(config_, saved->phase, saved->phase_start_step, saved->phase_start_tokens);
   }
   enter_phase(phase);
-  if (resume_dir) position = checkpoints_->resume_from(*resume_dir, contents());
+  if (resume_dir) position = checkpoints_->resume_from(*resume_dir, contents(), std::move(*saved));
   if (position && !phase_.last && phase_.over(state_.step, state_.tokens_seen)) {
     enter_phase(run_phase(config_, phase_.index + 1, state_.step, state_.tokens_seen));
     position.reset();

@@ -8,7 +8,10 @@
 namespace mlm::config {
 
 struct MaskingConfig {
-  double mlm_probability = 0.15;           // share of maskable tokens selected
+  // The masking rate, one concept: the share of maskable tokens selected. Its keys keep
+  // transformers' name (mlm_probability); in code it is the masking rate throughout
+  // (MaskingRateSchedule, train::MaskingRate, set_masking_rate).
+  double mlm_probability = 0.15;           // the masking rate (of the first step, if scheduled)
   double mask_replace_prob = 0.8;          // selected -> [MASK]
   double random_replace_prob = 0.1;        // selected -> random non-special token
   MaskingStrategy strategy = MaskingStrategy::token;  // token | whole_word | span
@@ -16,8 +19,9 @@ struct MaskingConfig {
   int64_t max_predictions_per_seq = 0;     // cap on selected positions (0 = none)
   double span_p = 0.2;                     // span: geometric parameter of span lengths
   int64_t max_span = 10;                   // span: longest span, in words
-  RateSchedule rate_schedule = RateSchedule::constant;  // constant | linear | cosine: the rate
-                                           // goes from mlm_probability to
+  MaskingRateSchedule rate_schedule = MaskingRateSchedule::constant;
+                                           // constant | linear | cosine: the rate goes from
+                                           // mlm_probability to
                                            // final_mlm_probability over the run (a phased
                                            // run: over each phase)
   double final_mlm_probability = 0.0;      // the rate at the schedule's end (not constant)

@@ -36,6 +36,7 @@
 // exactly the same sequences: a document and a token offset in it are the whole state.
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -87,6 +88,11 @@ class Packer {
   Packed pack_token_pair(PackedSequence& out);
   Packed pack_sentences(PackedSequence& out);
   Packed pack_sentence_pair(PackedSequence& out);
+  /// The fill loop of both single-sequence packings: takes from the current document and
+  /// the ones after it (each joining after a [SEP]) until the sequence is full, then emits it.
+  /// `next_take(room)` says how many tokens of the current document to take when `room`
+  /// tokens are left after any [SEP]; negative: the sequence ends before it.
+  Packed fill_single(PackedSequence& out, const std::function<int64_t(int64_t room)>& next_take);
   void emit_single(PackedSequence& out) const;
   void emit_pair(PackedSequence& out, const int32_t* a, int64_t a_len, const int32_t* b,
                  int64_t b_len, int8_t label) const;

@@ -52,9 +52,11 @@ class RunCheckpoints {
 
   /// resume_or_refuse() in two halves, for a run that needs the checkpoint's trainer state
   /// before it can build what the checkpoint restores (the phase's optimizer): the checkpoint
-  /// this start resumes from (nullopt: a new run, after the refusal), then the restore.
+  /// this start resumes from (nullopt: a new run, after the refusal), then the restore, given
+  /// the checkpoint's trainer_state.json as the caller read it (TrainerState::load; read once).
   std::optional<std::filesystem::path> find_resume() const;
-  nlohmann::json resume_from(const std::filesystem::path& dir, const CheckpointContents& contents);
+  nlohmann::json resume_from(const std::filesystem::path& dir, const CheckpointContents& contents,
+                             TrainerState state);
 
   /// Writes a checkpoint of contents.state.step (rank 0 writes, after gathering every rank's
   /// data position and RNG state) and prunes to checkpoint.keep_last. A failed write throws

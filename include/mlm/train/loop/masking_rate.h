@@ -20,7 +20,7 @@ class MaskingRate {
   std::optional<double> at(int64_t step) const;
 
  private:
-  config::RateSchedule shape_;
+  config::MaskingRateSchedule shape_;
   double start_, end_;
   int64_t steps_before_, steps_;
 };
