@@ -256,6 +256,20 @@ void validate_add_tokens(const TokenizerConfig& tokenizer) {
   }
 }
 
+// tokenizer.special_tokens: the styles each trained kind knows.
+void validate_special_tokens(const TokenizerConfig& tokenizer) {
+  const auto style = tokenizer.special_tokens;
+  if (style == SpecialTokenStyle::automatic) return;
+  const bool byte_level = style == SpecialTokenStyle::roberta || style == SpecialTokenStyle::modernbert;
+  if (tokenizer.type == TokenizerType::byte_level_bpe && !byte_level)
+    fail("tokenizer.special_tokens", std::string(to_string(style)), "byte_level_bpe takes auto, roberta or modernbert");
+  if (tokenizer.type == TokenizerType::wordpiece && style != SpecialTokenStyle::bert)
+    fail("tokenizer.special_tokens", std::string(to_string(style)), "wordpiece takes auto or bert");
+  if (tokenizer.type != TokenizerType::byte_level_bpe && tokenizer.type != TokenizerType::wordpiece)
+    fail("tokenizer.special_tokens", std::string(to_string(style)),
+         "applies to training tokenizer.type byte_level_bpe or wordpiece (remove the key)");
+}
+
 void validate_tokenizer(const TokenizerConfig& tokenizer) {
   not_empty("tokenizer.model", tokenizer.model, "name the sentencepiece .model file to load or train");
   const int64_t minimum = kSpecialTokens + (tokenizer.byte_fallback ? kBytePieces : 0) + 1;
@@ -271,12 +285,14 @@ void validate_tokenizer(const TokenizerConfig& tokenizer) {
   no_empty_entries("tokenizer.training_files", tokenizer.training_files);
   in_range("tokenizer.regex_time_limit", static_cast<double>(tokenizer.regex_time_limit), 0, End::closed, INT32_MAX,
            End::closed, " (ICU time units per match; 0 = no limit)");
-  if ((tokenizer.type == TokenizerType::wordpiece || tokenizer.type == TokenizerType::hf) && tokenizer.lowercase) {
+  if ((tokenizer.type == TokenizerType::byte_level_bpe || tokenizer.type == TokenizerType::hf) && tokenizer.lowercase) {
     fail("tokenizer.lowercase", "true",
-         "applies to training a sentencepiece model; a " + std::string(to_string(tokenizer.type)) +
-             " tokenizer lower-cases as its own tokenizer.json or tokenizer_config.json says "
-             "(remove the key or set false)");
+         "applies to training a sentencepiece or wordpiece model; a " + std::string(to_string(tokenizer.type)) +
+             " tokenizer lower-cases as its own tokenizer.json says (remove the key or set false)");
   }
+  validate_special_tokens(tokenizer);
+  at_least("tokenizer.min_frequency", tokenizer.min_frequency, 0);
+  at_least("tokenizer.limit_alphabet", tokenizer.limit_alphabet, 0, " (0 = keep every character)");
   validate_add_tokens(tokenizer);
 }
 

@@ -15,6 +15,7 @@
 
 #include "mlm/text/corpus/document_reader.h"
 #include "mlm/text/tokenizer.h"
+#include "mlm/text/training/train_tokenizer_json.h"
 #include "mlm/text/utf8.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
@@ -226,15 +227,36 @@ void install_model_file(const std::string& model, const std::string& model_proto
   std::filesystem::remove(tmp, ignored);  // after a link (or a kept model)
 }
 
-// wordpiece and hf tokenizers come with the model they belong to; only sentencepiece trains.
-bool loaded_only(config::TokenizerType type) {
-  return type == config::TokenizerType::wordpiece || type == config::TokenizerType::hf;
+// hf tokenizers come with the model they belong to; the other kinds train.
+bool loaded_only(config::TokenizerType type) { return type == config::TokenizerType::hf; }
+
+std::string loaded_from(config::TokenizerType) { return "a Hugging Face tokenizer.json or a directory holding one"; }
+
+// byte_level_bpe and wordpiece train a tokenizer.json directory (text/training/).
+bool trains_tokenizer_json(config::TokenizerType type) {
+  return type == config::TokenizerType::byte_level_bpe || type == config::TokenizerType::wordpiece;
 }
 
-std::string loaded_from(config::TokenizerType type) {
-  return type == config::TokenizerType::hf
-             ? "a Hugging Face tokenizer.json or a directory holding one"
-             : "a BERT vocab.txt, tokenizer.json or Hugging Face directory";
+/// Writes `files` as the directory `dir`: into a directory of this writer's own, then renamed
+/// into place, so a crash never leaves half a tokenizer. Existing::keep keeps a directory
+/// another run wrote meanwhile.
+void install_tokenizer_directory(const std::string& dir, const training::TokenizerFiles& files,
+                                 Tokenizer::Existing existing) {
+  namespace fs = std::filesystem;
+  const fs::path path(dir);
+  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  const fs::path tmp = dir + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}());
+  training::write_tokenizer_files(tmp, files);
+  std::error_code error;
+  if (fs::exists(path) && existing == Tokenizer::Existing::replace) {
+    for (const char* name : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"}) {
+      fs::rename(tmp / name, path / name);
+    }
+  } else {
+    fs::rename(tmp, path, error);  // fails when another run's directory landed first
+    if (error) log::info("text", "{} was written by another run meanwhile; keeping that one", dir);
+  }
+  fs::remove_all(tmp, error);
 }
 
 }  // namespace
@@ -244,11 +266,18 @@ void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<s
   if (loaded_only(config.type)) {
     throw ConfigError("tokenizer.type: " + std::string(config::to_string(config.type)) +
                           " tokenizers are loaded from " + loaded_from(config.type) +
-                          ", not trained; mlm-tokenizer trains sentencepiece models only (unigram, bpe)",
+                          ", not trained; mlm-tokenizer trains unigram, bpe, wordpiece and byte_level_bpe",
                       "tokenizer.type");
   }
   auto corpus = resolve_corpus(files, read, config.training_files.empty() ? "data.train_files"
                                                                           : "tokenizer.training_files");
+  if (trains_tokenizer_json(config.type)) {
+    log::info("text", "training a {} tokenizer of {} pieces from {}", config::to_string(config.type),
+              config.vocab_size, files.front() + (files.size() > 1 ? ", ..." : ""));
+    install_tokenizer_directory(config.model, training::train_tokenizer_files(config, corpus, read), existing);
+    log::info("text", "tokenizer trained: {}", config.model);
+    return;
+  }
   auto args = sentencepiece_trainer_args(config);
 
   CorpusSentenceIterator sentences(std::move(corpus), read,
@@ -268,7 +297,8 @@ namespace {
 TokenizerKind kind_of(config::TokenizerType type) {
   switch (type) {
     case config::TokenizerType::wordpiece: return TokenizerKind::wordpiece;
-    case config::TokenizerType::hf: return TokenizerKind::hf;
+    case config::TokenizerType::hf:
+    case config::TokenizerType::byte_level_bpe: return TokenizerKind::hf;
     default: return TokenizerKind::sentencepiece;
   }
 }
@@ -300,8 +330,8 @@ Tokenizer load_or_train_tokenizer(const config::TokenizerConfig& tokenizer,
                                   const config::DataConfig& data) {
   const auto& path = tokenizer.model;
   if (std::filesystem::exists(path)) {
-    auto loaded = checked_kind(
-        tokenizer.type == config::TokenizerType::hf ? Tokenizer::load_hf(path) : Tokenizer::load(path), tokenizer);
+    auto loaded = checked_kind(kind_of(tokenizer.type) == TokenizerKind::hf ? Tokenizer::load_hf(path) : Tokenizer::load(path),
+                               tokenizer);
     return tokenizer.add_tokens.empty() ? loaded : loaded.with_added_tokens(tokenizer.add_tokens);
   }
   if (loaded_only(tokenizer.type)) {
@@ -319,7 +349,8 @@ Tokenizer load_or_train_tokenizer(const config::TokenizerConfig& tokenizer,
   log::info("text", "tokenizer model '{}' is missing: training it first", path);
   Tokenizer::train(tokenizer, tokenizer_training_files(tokenizer, data), ReadOptions::from(data),
                    Tokenizer::Existing::keep);
-  return Tokenizer::load(path);
+  return checked_kind(kind_of(tokenizer.type) == TokenizerKind::hf ? Tokenizer::load_hf(path) : Tokenizer::load(path),
+                      tokenizer);
 }
 
 std::vector<std::string> tokenizer_training_files(const config::TokenizerConfig& tokenizer,

@@ -13,7 +13,10 @@ enum class Activation { gelu, gelu_tanh };
 enum class NormPosition { post, pre };
 enum class Objective { mlm, nsp, sop, rtd };
 enum class EmbeddingSharing { shared, gdes };
-enum class TokenizerType { unigram, bpe, wordpiece, hf };
+enum class TokenizerType { unigram, bpe, wordpiece, hf, byte_level_bpe };
+// The special tokens and post-processor of a tokenizer.json mlm-train trains (auto: roberta for
+// byte_level_bpe, bert for wordpiece).
+enum class SpecialTokenStyle { automatic, roberta, modernbert, bert };
 enum class DataFormat { auto_detect, text, jsonl };
 enum class DocSeparator { blank_line, line };
 enum class Packing { sentences, tokens };
@@ -48,7 +51,8 @@ MLM_ENUM_NAMES(Activation, "gelu", "gelu_tanh")
 MLM_ENUM_NAMES(NormPosition, "post", "pre")
 MLM_ENUM_NAMES(Objective, "mlm", "nsp", "sop", "rtd")
 MLM_ENUM_NAMES(EmbeddingSharing, "shared", "gdes")
-MLM_ENUM_NAMES(TokenizerType, "unigram", "bpe", "wordpiece", "hf")
+MLM_ENUM_NAMES(TokenizerType, "unigram", "bpe", "wordpiece", "hf", "byte_level_bpe")
+MLM_ENUM_NAMES(SpecialTokenStyle, "auto", "roberta", "modernbert", "bert")
 MLM_ENUM_NAMES(DataFormat, "auto", "text", "jsonl")
 MLM_ENUM_NAMES(DocSeparator, "blank_line", "line")
 MLM_ENUM_NAMES(Packing, "sentences", "tokens")
