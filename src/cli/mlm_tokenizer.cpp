@@ -1,5 +1,6 @@
-// mlm-tokenizer: trains the run's sentencepiece tokenizer (tokenizer.*) from its corpus
-// (tokenizer.training_files, default data.train_files) and writes tokenizer.model.
+// mlm-tokenizer: trains the run's tokenizer (tokenizer.*) from its corpus
+// (tokenizer.training_files, default data.train_files) and writes tokenizer.model: a
+// sentencepiece model, or a tokenizer.json directory for byte_level_bpe and wordpiece.
 #include <iostream>
 
 #include "cli/common/cli_app.h"
@@ -8,7 +9,7 @@
 int main(int argc, char** argv) {
   mlm::cli::ConfigOptions options;
   return mlm::cli::run_main(
-      "mlm-tokenizer", "Train the sentencepiece tokenizer of a run (writes tokenizer.model)", argc,
+      "mlm-tokenizer", "Train the tokenizer of a run (writes tokenizer.model: a sentencepiece model or a tokenizer.json directory)", argc,
       argv, [&](CLI::App& app) { options.add_to(app); },
       [&] {
         mlm::config::RunConfig config;

@@ -95,23 +95,36 @@ TEST(WordPieceRunCli, CheckpointHoldsTheTokenizerForResumeAndEval) {
   EXPECT_FALSE(fs::exists(run_dir / "checkpoints" / "step_00000006"));
 }
 
-TEST(WordPieceRunCli, MissingWordpieceModelIsOneLineNamingTheKey) {
+TEST(WordPieceRunCli, MissingWordpieceModelWithoutTrainingIsOneLineNamingTheKey) {
   TempDir dir;
   const fs::path missing = dir.path() / "no_such_bert";
-  expect_one_line_error(run_tool("mlm-train", dir, train_args(dir.path() / "run", missing, 2), false),
-                        {"tokenizer.model", missing.string(), "never trained"});
+  auto args = train_args(dir.path() / "run", missing, 2);
+  args.insert(args.end(), {"--set", "tokenizer.train_if_missing=false"});
+  expect_one_line_error(run_tool("mlm-train", dir, args, false), {"tokenizer.model", missing.string(), "train_if_missing"});
 }
 
-TEST(WordPieceRunCli, MlmTokenizerRefusesToTrainWordpiece) {
+// wordpiece and byte_level_bpe train a tokenizer.json directory; hf is only loaded.
+TEST(WordPieceRunCli, MlmTokenizerTrainsWordpieceAndByteLevelBpeButNotHf) {
   TempDir dir;
-  const CliRun run = run_tool(
-      "mlm-tokenizer", dir,
-      {"--config", std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml", "--set",
-       "tokenizer.type=wordpiece", "--set",
-       "tokenizer.model=" + (dir.path() / "vocab.txt").string()},
-      false);
-  expect_one_line_error(run, {"tokenizer.type", "sentencepiece"});
-  EXPECT_FALSE(fs::exists(dir.path() / "vocab.txt"));
+  const std::string corpus = std::string(MLM_FIXTURES_DIR) + "/corpus/train.txt";
+  const auto args = [&](const char* type, const fs::path& model) {
+    return std::vector<std::string>{"--config", std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml",
+                                    "--set", std::string("tokenizer.type=") + type,
+                                    "--set", "tokenizer.model=" + model.string(),
+                                    "--set", "tokenizer.vocab_size=400",
+                                    "--set", "data.train_files=[" + corpus + "]"};
+  };
+  for (const char* type : {"wordpiece", "byte_level_bpe"}) {
+    const fs::path model = dir.path() / type;
+    const CliRun run = run_tool("mlm-tokenizer", dir, args(type, model), false);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.out.find("vocab_size 400"), std::string::npos) << run.out;
+    EXPECT_TRUE(fs::exists(model / "tokenizer.json"));
+    EXPECT_TRUE(fs::exists(model / "tokenizer_config.json"));
+  }
+  const CliRun hf = run_tool("mlm-tokenizer", dir, args("hf", dir.path() / "hf"), false);
+  expect_one_line_error(hf, {"tokenizer.type", "hf", "not trained"});
+  EXPECT_FALSE(fs::exists(dir.path() / "hf"));
 }
 
 }  // namespace mlm::cli::wordpiece_run

@@ -91,12 +91,30 @@ std::vector<Rule> rules() {
        "tokenizer.max_sentence_length", {"(0) must be >= 1"}},
       {"training_files_empty_item", [](RunConfig& c) { c.tokenizer.training_files = {""}; },
        "tokenizer.training_files", {"tokenizer.training_files: item 1 is an empty string"}},
-      {"wordpiece_lowercase",
+      {"byte_level_bpe_lowercase",
        [](RunConfig& c) {
-         c.tokenizer.type = config::TokenizerType::wordpiece;
+         c.tokenizer.type = config::TokenizerType::byte_level_bpe;
          c.tokenizer.lowercase = true;
        },
-       "tokenizer.lowercase", {"tokenizer.lowercase (true)", "wordpiece", "tokenizer_config.json"}},
+       "tokenizer.lowercase", {"tokenizer.lowercase (true)", "byte_level_bpe", "tokenizer.json"}},
+      {"byte_level_bpe_bert_specials",
+       [](RunConfig& c) {
+         c.tokenizer.type = config::TokenizerType::byte_level_bpe;
+         c.tokenizer.special_tokens = config::SpecialTokenStyle::bert;
+       },
+       "tokenizer.special_tokens", {"tokenizer.special_tokens (bert)", "roberta or modernbert"}},
+      {"wordpiece_roberta_specials",
+       [](RunConfig& c) {
+         c.tokenizer.type = config::TokenizerType::wordpiece;
+         c.tokenizer.special_tokens = config::SpecialTokenStyle::roberta;
+       },
+       "tokenizer.special_tokens", {"tokenizer.special_tokens (roberta)", "wordpiece takes auto or bert"}},
+      {"unigram_specials", [](RunConfig& c) { c.tokenizer.special_tokens = config::SpecialTokenStyle::bert; },
+       "tokenizer.special_tokens", {"tokenizer.special_tokens (bert)", "byte_level_bpe or wordpiece"}},
+      {"min_frequency_negative", [](RunConfig& c) { c.tokenizer.min_frequency = -1; },
+       "tokenizer.min_frequency", {"tokenizer.min_frequency (-1) must be >= 0"}},
+      {"limit_alphabet_negative", [](RunConfig& c) { c.tokenizer.limit_alphabet = -1; },
+       "tokenizer.limit_alphabet", {"tokenizer.limit_alphabet (-1) must be >= 0"}},
       // data
       {"train_files_empty_item", [](RunConfig& c) { c.data.train_files = {"a.txt", ""}; },
        "data.train_files", {"data.train_files: item 2 is an empty string"}},

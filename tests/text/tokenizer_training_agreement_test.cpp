@@ -74,11 +74,14 @@ TEST_P(TrainedTokenizerAgreement, LibraryAndAutoTokenizerGiveOurIdsAndItsTrainer
 
   const double ours = reference["tokens_per_byte"]["ours"], library = reference["tokens_per_byte"]["library"];
   EXPECT_LT(std::abs(ours - library), 0.01 * library) << "tokens per byte: ours " << ours << ", library " << library;
-  EXPECT_EQ(reference["vocab_size"]["ours"], reference["vocab_size"]["library"]);
   if (kind.type == config::TokenizerType::byte_level_bpe) {
+    EXPECT_EQ(reference["vocab_size"]["ours"], reference["vocab_size"]["library"]);
     EXPECT_TRUE(reference["same_merges"].get<bool>()) << "merges equal up to " << reference["merges_equal_prefix"];
     EXPECT_TRUE(reference["same_vocab"].get<bool>());
   } else {
+    // Ties taken in another order can end training (min_frequency) a few pieces apart.
+    EXPECT_NEAR(reference["vocab_size"]["ours"].get<double>(), reference["vocab_size"]["library"].get<double>(),
+                0.01 * reference["vocab_size"]["library"].get<double>());
     EXPECT_GE(reference["vocab_overlap"].get<double>(), 0.9);
   }
   std::printf("[train] %-10s vocab overlap with tokenizers' trainer %.4f, tokens/byte ours %.5f library %.5f\n",

@@ -197,9 +197,9 @@ TEST(WordPieceLoading, DirectoryWithoutTokenizerFilesIsRejected) {
                     {dir.path().string(), "neither tokenizer.json nor vocab.txt"});
 }
 
-// ---- the run's tokenizer: tokenizer.type wordpiece is loaded, never trained -----------------
+// ---- the run's tokenizer: tokenizer.type wordpiece loads; trains only when asked -------------
 
-TEST(WordPieceLoading, RunWithTypeWordpieceLoadsAndNeverTrains) {
+TEST(WordPieceLoading, RunWithTypeWordpieceLoadsAndTrainsOnlyWhenMissingAndAllowed) {
   TempDir dir;
   config::TokenizerConfig tokenizer;
   tokenizer.type = config::TokenizerType::wordpiece;
@@ -207,6 +207,7 @@ TEST(WordPieceLoading, RunWithTypeWordpieceLoadsAndNeverTrains) {
   EXPECT_EQ(load_or_train_tokenizer(tokenizer, {}).kind(), TokenizerKind::wordpiece);
 
   tokenizer.model = (dir.path() / "missing" / "vocab.txt").string();
+  tokenizer.train_if_missing = false;
   try {
     load_or_train_tokenizer(tokenizer, {});
     ADD_FAILURE() << "no ConfigError";
@@ -214,6 +215,7 @@ TEST(WordPieceLoading, RunWithTypeWordpieceLoadsAndNeverTrains) {
     EXPECT_EQ(e.key(), "tokenizer.model");
     EXPECT_NE(std::string(e.what()).find(tokenizer.model), std::string::npos) << e.what();
   }
+  tokenizer.type = config::TokenizerType::hf;  // never trained
   EXPECT_THROW(Tokenizer::train(tokenizer, {mlm::testing::corpus_path("train.txt")}), ConfigError);
 }
 

@@ -1,10 +1,11 @@
 #pragma once
 // The tokenizer of a run: a sentencepiece model (unigram or bpe, trained from the corpus or
-// loaded), a BERT WordPiece vocabulary (loaded only, text/wordpiece.h), or any Hugging Face
-// tokenizer.json pipeline (loaded only, text/hf/hf_tokenizer.h). Encodes documents to ids
-// without [CLS]/[SEP] (the packer adds them). Special pieces have fixed ids in every model
-// mlm-train trains:
-//   0 [PAD] (pad), 1 [UNK] (unk), 2 [CLS] (bos), 3 [SEP] (eos), 4 [MASK] (user-defined).
+// loaded), a BERT WordPiece vocabulary (loaded, or trained by text/training/), or any Hugging Face
+// tokenizer.json pipeline (loaded, text/hf/hf_tokenizer.h; a byte-level BPE one also trained by
+// text/training/). Encodes documents to ids without [CLS]/[SEP] (the packer adds them). Special
+// pieces have fixed ids in every sentencepiece model mlm-train trains:
+//   0 [PAD] (pad), 1 [UNK] (unk), 2 [CLS] (bos), 3 [SEP] (eos), 4 [MASK] (user-defined);
+// a trained tokenizer.json has its layout's (text/training/special_tokens.h).
 // A loaded sentencepiece or WordPiece model must contain all five pieces; their ids are read
 // from it (SpecialIds). A tokenizer.json pipeline names its own (<s>, </s>, <mask>, ...) in
 // tokenizer_config.json / special_tokens_map.json: the roles cls, sep, mask, pad, unk.
@@ -68,7 +69,8 @@ class Tokenizer {
   /// Trains a sentencepiece model on the documents of `files` (paths or globs; format per
   /// file as in `read`) and writes it atomically to `config.model`. Reads at most a bounded
   /// sample (see tokenizer_training.cpp); ConfigError for settings sentencepiece rejects and
-  /// for tokenizer.type wordpiece (never trained).
+  /// for tokenizer.type hf (never trained). With type byte_level_bpe or wordpiece it trains a
+  /// tokenizer.json directory on the whole corpus instead (text/training/).
   static void train(const config::TokenizerConfig& config, const std::vector<std::string>& files,
                     const ReadOptions& read = {}, Existing existing = Existing::replace);
 
@@ -109,8 +111,8 @@ class Tokenizer {
 /// The run's tokenizer: loads tokenizer.model, or trains it first from
 /// tokenizer.training_files (default data.train_files) when the file is missing and
 /// tokenizer.train_if_missing is set (reading them as `data` says); otherwise ConfigError
-/// naming tokenizer.model. With tokenizer.type wordpiece or hf it only loads (a missing model
-/// is that ConfigError). ConfigError too when the model's kind does not match tokenizer.type.
+/// naming tokenizer.model. With tokenizer.type hf it only loads (a missing model is that
+/// ConfigError); byte_level_bpe loads its directory as hf. ConfigError too when the model's kind does not match tokenizer.type.
 Tokenizer load_or_train_tokenizer(const config::TokenizerConfig& tokenizer,
                                   const config::DataConfig& data);
 
