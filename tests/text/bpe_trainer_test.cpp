@@ -10,6 +10,7 @@
 #include "mlm/text/tokenizer.h"
 #include "mlm/text/training/bpe_trainer.h"
 #include "mlm/text/training/train_tokenizer_json.h"
+#include "mlm/text/corpus/corpus_files.h"
 #include "mlm/text/training/word_splitters.h"
 #include "mlm/util/errors.h"
 #include "text/tokenizer_fixture.h"
@@ -97,6 +98,30 @@ TEST(WordSplitters, ByteLevelSplitsAsGpt2AndBertLowercases) {
   got.clear();
   training::word_splitter({training::TrainedKind::wordpiece, false, true})()("Hello, WORLD", collect);
   EXPECT_EQ(got, (std::vector<std::string>{"hello", ",", "world"}));
+}
+
+TEST(WordCounting, ThreadsCountAsOneThreadAndEveryFormatReadsThroughTheDocumentReader) {
+  const auto splitter = training::word_splitter({training::TrainedKind::byte_level_bpe});
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(testing::corpus_path("train.txt"));
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  const WordCounts one = training::count_words(lines, splitter());
+  for (int threads : {1, 3}) {
+    const auto files = resolve_corpus({testing::corpus_path("train.txt")}, {}, "test");
+    EXPECT_EQ(training::count_words(files, {}, splitter, threads), one) << threads << " threads";
+  }
+  const auto jsonl = training::count_words(resolve_corpus({testing::corpus_path("docs.jsonl")}, {}, "test"), {},
+                                           splitter, 2);
+  std::vector<std::string> texts;  // the records' "text" fields, read here directly
+  {
+    std::ifstream in(testing::corpus_path("docs.jsonl"));
+    for (std::string line; std::getline(in, line);) texts.push_back(nlohmann::json::parse(line)["text"]);
+  }
+  EXPECT_EQ(jsonl, training::count_words(texts, splitter()));
+  EXPECT_FALSE(
+      training::count_words(resolve_corpus({testing::corpus_path("docs.jsonl.gz")}, {}, "test"), {}, splitter, 2).empty());
 }
 
 config::TokenizerConfig trained_config(config::TokenizerType type, const std::string& model) {
