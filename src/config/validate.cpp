@@ -291,6 +291,12 @@ void validate_tokenizer(const TokenizerConfig& tokenizer) {
              " tokenizer lower-cases as its own tokenizer.json says (remove the key or set false)");
   }
   validate_special_tokens(tokenizer);
+  if (tokenizer.type == TokenizerType::byte_level_bpe) {
+    // The 256 byte characters, the special tokens (ModernBERT's 2 + 5) and one merge.
+    const int64_t specials = tokenizer.special_tokens == SpecialTokenStyle::modernbert ? 7 : kSpecialTokens;
+    at_least("tokenizer.vocab_size", tokenizer.vocab_size, kBytePieces + specials + 1,
+             " (byte_level_bpe: the 256 byte characters, the special tokens and at least one merge)");
+  }
   at_least("tokenizer.min_frequency", tokenizer.min_frequency, 0);
   at_least("tokenizer.limit_alphabet", tokenizer.limit_alphabet, 0, " (0 = keep every character)");
   validate_add_tokens(tokenizer);

@@ -111,6 +111,12 @@ std::vector<Rule> rules() {
        "tokenizer.special_tokens", {"tokenizer.special_tokens (roberta)", "wordpiece takes auto or bert"}},
       {"unigram_specials", [](RunConfig& c) { c.tokenizer.special_tokens = config::SpecialTokenStyle::bert; },
        "tokenizer.special_tokens", {"tokenizer.special_tokens (bert)", "byte_level_bpe or wordpiece"}},
+      {"byte_level_bpe_vocab",
+       [](RunConfig& c) {
+         c.tokenizer.type = config::TokenizerType::byte_level_bpe;
+         c.tokenizer.vocab_size = 261;
+       },
+       "tokenizer.vocab_size", {"tokenizer.vocab_size (261) must be >= 262", "256 byte characters"}},
       {"min_frequency_negative", [](RunConfig& c) { c.tokenizer.min_frequency = -1; },
        "tokenizer.min_frequency", {"tokenizer.min_frequency (-1) must be >= 0"}},
       {"limit_alphabet_negative", [](RunConfig& c) { c.tokenizer.limit_alphabet = -1; },
