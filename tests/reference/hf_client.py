@@ -38,6 +38,8 @@ object on stdout, which the C++ test compares with what mlm-train's own tools gi
   roberta_reference DIR           RobertaForMaskedLM's (or XLM-R's, as DIR/config.json names it)
                                   logits, loss and gradients on DIR/batch.safetensors, in
                                   DIR/reference.safetensors
+  deberta_reference DIR          DebertaV2ForMaskedLM's logits, loss and gradients on
+                                  DIR/batch.safetensors, in DIR/reference.safetensors
   electra_reference DIR LAMBDA    the ELECTRA step of DIR/generator and DIR/discriminator (shared
                                   embeddings) on DIR/batch.safetensors: logits, losses and
                                   gradients in DIR/reference.safetensors
@@ -514,6 +516,47 @@ def modernbert_reference(directory, attention="sdpa"):
     return {"selected": count, "loss_sum": loss_sum.item(), "params": params}
 
 
+def deberta_reference(directory):
+    """The parity reference of mlm-train's DeBERTa-v2: one fp32 forward and backward of
+    DebertaV2ForMaskedLM (eager attention, its only one), in train() mode (the config's dropouts
+    must be 0), on DIR/batch.safetensors (input_ids, attention_mask, labels, optionally
+    token_type_ids). Writes DIR/reference.safetensors as modernbert_reference does (the tied
+    decoder weight and bias once, under the word embeddings' and cls.predictions.bias's names)."""
+    from safetensors.torch import load_file, save_file
+
+    config = quiet_config(directory, "eager")
+    if config.model_type != "deberta-v2":
+        fail(f"{directory}/config.json: model_type '{config.model_type}', expected deberta-v2")
+    dropouts = {k: getattr(config, k) for k in ("hidden_dropout_prob", "attention_probs_dropout_prob")}
+    if any(dropouts.values()):
+        fail(f"{directory}/config.json: the reference runs in train() mode, dropouts must be 0: {dropouts}")
+    model = load_checked(transformers.DebertaV2ForMaskedLM, directory, config, "eager",
+                         tied={"cls.predictions.decoder.weight", "cls.predictions.decoder.bias"})
+    if model.cls.predictions.decoder.weight is not model.deberta.embeddings.word_embeddings.weight:
+        fail(f"{directory}: cls.predictions.decoder.weight is not tied to the word embeddings")
+    batch = load_file(f"{directory}/batch.safetensors")
+    ids, padding, labels = batch["input_ids"], batch["attention_mask"], batch["labels"]
+    selected = labels != -100
+    count = int(selected.sum())
+    if count == 0:
+        fail(f"{directory}/batch.safetensors selects no position (every label is -100)")
+
+    model.train()
+    logits = model(input_ids=ids, attention_mask=padding, token_type_ids=batch.get("token_type_ids")).logits[selected]
+    target = labels[selected]
+    loss_sum = torch.nn.functional.cross_entropy(logits, target, reduction="sum")
+    (loss_sum / count).backward()
+
+    out = {"logits": logits.detach(), "loss_sum": loss_sum.detach(),
+           "correct": (logits.argmax(-1) == target).sum().to(torch.int64)}
+    params = 0
+    for name, p in model.named_parameters():  # a tied weight is yielded once
+        out[f"grad.{name}"] = p.grad if p.grad is not None else torch.zeros_like(p)
+        params += 1
+    save_file({k: v.contiguous() for k, v in out.items()}, f"{directory}/reference.safetensors")
+    return {"selected": count, "loss_sum": loss_sum.item(), "params": params}
+
+
 def electra_reference(directory, rtd_weight):
     """The parity reference of mlm-train's ELECTRA objective: one fp32 step of the generator
     (ElectraForMaskedLM, DIR/generator) and the discriminator (ElectraForPreTraining,
@@ -703,6 +746,8 @@ def main(argv):
         result = save_roberta(*args)
     elif command == "roberta_reference":
         result = roberta_reference(*args)
+    elif command == "deberta_reference":
+        result = deberta_reference(*args)
     elif command == "electra_reference":
         result = electra_reference(*args)
     else:
