@@ -38,6 +38,8 @@ object on stdout, which the C++ test compares with what mlm-train's own tools gi
   roberta_reference DIR           RobertaForMaskedLM's (or XLM-R's, as DIR/config.json names it)
                                   logits, loss and gradients on DIR/batch.safetensors, in
                                   DIR/reference.safetensors
+  save_deberta DIR VOCAB          a seeded small DebertaV2ForMaskedLM with DeBERTa-v3's options
+                                  (transformers' own init, a random MLM bias) saved in DIR
   deberta_reference DIR          DebertaV2ForMaskedLM's logits, loss and gradients on
                                   DIR/batch.safetensors, in DIR/reference.safetensors
   electra_reference DIR LAMBDA    the ELECTRA step of DIR/generator and DIR/discriminator (shared
@@ -516,6 +518,24 @@ def modernbert_reference(directory, attention="sdpa"):
     return {"selected": count, "loss_sum": loss_sum.item(), "params": params}
 
 
+def save_deberta(directory, vocab_size):
+    """A small DebertaV2ForMaskedLM as the hub's deberta-v3 configs set it up (buckets, shared
+    keys, p2c|c2p as a string, layer-normed relative embeddings, no absolute positions, no token
+    types), seeded, saved by transformers itself."""
+    torch.manual_seed(5)
+    config = transformers.DebertaV2Config(
+        vocab_size=int(vocab_size), hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=48, max_position_embeddings=64, type_vocab_size=0, layer_norm_eps=1e-7,
+        relative_attention=True, position_buckets=16, max_relative_positions=-1, pos_att_type="p2c|c2p",
+        share_att_key=True, norm_rel_ebd="layer_norm", position_biased_input=False, pad_token_id=0,
+        hidden_act="gelu", pooler_hidden_act="gelu", pooler_dropout=0)
+    model = transformers.DebertaV2ForMaskedLM(config)
+    with torch.no_grad():
+        model.cls.predictions.bias.normal_()
+    model.save_pretrained(directory)
+    return {"params": sum(1 for _ in model.named_parameters())}
+
+
 def deberta_reference(directory):
     """The parity reference of mlm-train's DeBERTa-v2: one fp32 forward and backward of
     DebertaV2ForMaskedLM (eager attention, its only one), in train() mode (the config's dropouts
@@ -746,6 +766,8 @@ def main(argv):
         result = save_roberta(*args)
     elif command == "roberta_reference":
         result = roberta_reference(*args)
+    elif command == "save_deberta":
+        result = save_deberta(*args)
     elif command == "deberta_reference":
         result = deberta_reference(*args)
     elif command == "electra_reference":

@@ -49,6 +49,7 @@ class DebertaV2Spec : public ArchitectureSpec {
   std::string hf_model_type() const override { return "deberta-v2"; }
   std::string hf_class_stem() const override { return "DebertaV2"; }
   std::vector<std::string> encoder_key_prefixes() const override { return {"deberta."}; }
+  int64_t min_type_vocab_size() const override { return 0; }  // DeBERTa-v3: no token types
 
   MaskedLm build(const config::ModelConfig& config, int64_t vocab_rows, int64_t pad_id) const override {
     return DebertaV2ForMaskedLM(config, vocab_rows, pad_id);
