@@ -6,14 +6,10 @@
 // projections, c2p and p2c alone or together, the embedding projection and token types.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <iostream>
 
 #include "config/config_test_util.h"
-#include "mlm/model/hf/safetensors.h"
 #include "mlm/model/make_masked_lm.h"
-#include "mlm/model/pretrained/hf_config.h"
 #include "model_test_util.h"
 
 // A named namespace: the unity build compiles this file with the other reference tests.
@@ -72,8 +68,6 @@ void randomise(MaskedLmImpl& model) {
   for (auto& p : model.parameters()) p.copy_(torch::randn_like(p) * 0.5);
 }
 
-std::string quote(const std::string& s) { return "'" + s + "'"; }
-
 class DebertaReference : public ::testing::TestWithParam<Case> {};
 
 TEST_P(DebertaReference, MatchesTransformers) {
@@ -98,20 +92,10 @@ TEST_P(DebertaReference, MatchesTransformers) {
   const auto labels = torch::where(selected, torch::randint(5, kVocab, {kBatch, kSeq}, torch::kLong),
                                    torch::full({kBatch, kSeq}, -100, torch::kLong));
   const bool types = model->config().type_vocab_size > 0;
-  {
-    std::ofstream(dir.path() / "config.json") << hf_config_json(model).dump(2);
-    write_safetensors((dir.path() / "model.safetensors").string(), model->hf_state_dict());
-    TensorDict batch = {{"input_ids", input_ids}, {"attention_mask", attention_mask}, {"labels", labels}};
-    if (types) batch.emplace_back("token_type_ids", token_types);
-    write_safetensors((dir.path() / "batch.safetensors").string(), batch);
-  }
-  const std::string command = quote(MLM_PYTHON) + " " +
-                              quote(std::string(MLM_SOURCE_DIR) + "/tests/reference/hf_client.py") +
-                              " deberta_reference " + quote(dir.path().string()) + " > " +
-                              quote((dir.path() / "py.out").string()) + " 2>&1";
-  ASSERT_EQ(std::system(command.c_str()), 0) << std::ifstream(dir.path() / "py.out").rdbuf();
-  std::map<std::string, torch::Tensor> ref;
-  for (auto& [k, v] : read_safetensors((dir.path() / "reference.safetensors").string())) ref[k] = v;
+  TensorDict batch = {{"input_ids", input_ids}, {"attention_mask", attention_mask}, {"labels", labels}};
+  if (types) batch.emplace_back("token_type_ids", token_types);
+  auto ref = testing::run_hf_reference(model, batch, "deberta_reference", dir.path());
+  ASSERT_FALSE(ref.empty());
 
   MlmInputs in;
   in.input_ids = input_ids;

@@ -486,7 +486,7 @@ def modernbert_reference(directory, attention="sdpa"):
     b * S + s order), loss_sum (cross-entropy summed over them), correct (argmax == label) and
     grad.<name> of every named parameter (the tied decoder weight once, as the embeddings') after
     backward of loss_sum / M. Returns selected (M), loss_sum and params (the grad.* tensors)."""
-    from safetensors.torch import load_file, save_file
+    from safetensors.torch import load_file
 
     if attention not in ("sdpa", "eager"):
         fail(f"attention implementation '{attention}': expected sdpa or eager")
@@ -497,13 +497,23 @@ def modernbert_reference(directory, attention="sdpa"):
         mask = document_masks(model, ids, padding, batch["document_ids"])
     else:
         mask = padding  # as a user passes it: HF builds its full and sliding-window masks
+    return masked_lm_step(directory, model, labels, input_ids=ids, attention_mask=mask)
+
+
+def masked_lm_step(directory, model, labels, **inputs):
+    """One train() forward of `model` on `inputs`, scored at labels != -100 (b * S + s order), and
+    backward of the loss sum / M. Writes DIR/reference.safetensors: logits [M, V], loss_sum,
+    correct (argmax == label) and grad.<name> of every named parameter (a tied weight once).
+    Returns selected (M), loss_sum and params (the grad.* tensors)."""
+    from safetensors.torch import save_file
+
     selected = labels != -100
     count = int(selected.sum())
     if count == 0:
         fail(f"{directory}/batch.safetensors selects no position (every label is -100)")
 
     model.train()
-    logits = model(input_ids=ids, attention_mask=mask).logits[selected]
+    logits = model(**inputs).logits[selected]
     target = labels[selected]
     loss_sum = torch.nn.functional.cross_entropy(logits, target, reduction="sum")
     (loss_sum / count).backward()
@@ -542,7 +552,7 @@ def deberta_reference(directory):
     must be 0), on DIR/batch.safetensors (input_ids, attention_mask, labels, optionally
     token_type_ids). Writes DIR/reference.safetensors as modernbert_reference does (the tied
     decoder weight and bias once, under the word embeddings' and cls.predictions.bias's names)."""
-    from safetensors.torch import load_file, save_file
+    from safetensors.torch import load_file
 
     config = quiet_config(directory, "eager")
     if config.model_type != "deberta-v2":
@@ -555,26 +565,8 @@ def deberta_reference(directory):
     if model.cls.predictions.decoder.weight is not model.deberta.embeddings.word_embeddings.weight:
         fail(f"{directory}: cls.predictions.decoder.weight is not tied to the word embeddings")
     batch = load_file(f"{directory}/batch.safetensors")
-    ids, padding, labels = batch["input_ids"], batch["attention_mask"], batch["labels"]
-    selected = labels != -100
-    count = int(selected.sum())
-    if count == 0:
-        fail(f"{directory}/batch.safetensors selects no position (every label is -100)")
-
-    model.train()
-    logits = model(input_ids=ids, attention_mask=padding, token_type_ids=batch.get("token_type_ids")).logits[selected]
-    target = labels[selected]
-    loss_sum = torch.nn.functional.cross_entropy(logits, target, reduction="sum")
-    (loss_sum / count).backward()
-
-    out = {"logits": logits.detach(), "loss_sum": loss_sum.detach(),
-           "correct": (logits.argmax(-1) == target).sum().to(torch.int64)}
-    params = 0
-    for name, p in model.named_parameters():  # a tied weight is yielded once
-        out[f"grad.{name}"] = p.grad if p.grad is not None else torch.zeros_like(p)
-        params += 1
-    save_file({k: v.contiguous() for k, v in out.items()}, f"{directory}/reference.safetensors")
-    return {"selected": count, "loss_sum": loss_sum.item(), "params": params}
+    return masked_lm_step(directory, model, batch["labels"], input_ids=batch["input_ids"],
+                          attention_mask=batch["attention_mask"], token_type_ids=batch.get("token_type_ids"))
 
 
 def electra_reference(directory, rtd_weight):
