@@ -137,6 +137,37 @@ void validate_roberta(const ModelConfig& model) {
   }
 }
 
+// The deberta_v2 keys; the bert keys it shares were checked by validate_model.
+void validate_deberta(const ModelConfig& model) {
+  if (model.objective != Objective::mlm) {
+    fail("model.objective", std::string(to_string(model.objective)),
+         "is not trained with deberta_v2 yet (transformers' DebertaV2ForMaskedLM: mlm): set "
+         "model.objective to mlm");
+  }
+  if (model.norm == NormPosition::pre) {
+    fail("model.norm", "pre", "is not DeBERTa's (transformers' DebertaV2 is post-LN): set it to post");
+  }
+  if (model.conv_kernel_size != 0) {
+    fail("model.conv_kernel_size", number(model.conv_kernel_size),
+         "(DeBERTa-v2's convolution layer) is not computed by mlm-train: set it to 0");
+  }
+  for (size_t i = 0; i < model.pos_att_type.size(); ++i) {
+    const auto& term = model.pos_att_type[i];
+    if (term != "c2p" && term != "p2c")
+      fail("model.pos_att_type", term, "is not a disentangled term: list c2p, p2c or both");
+    for (size_t j = 0; j < i; ++j)
+      if (model.pos_att_type[j] == term) fail("model.pos_att_type", term, "is listed twice");
+  }
+  if (model.norm_rel_ebd != "none" && model.norm_rel_ebd != "layer_norm") {
+    fail("model.norm_rel_ebd", model.norm_rel_ebd, "must be layer_norm or none");
+  }
+  if (model.relative_attention && model.position_buckets > 0 && max_relative_positions(model) <= model.position_buckets / 2) {
+    fail("model.position_buckets", number(model.position_buckets),
+         "needs max_relative_positions (" + number(max_relative_positions(model)) +
+             ") above half the buckets: the log buckets cover the distances beyond that");
+  }
+}
+
 // The ELECTRA keys. Checked whatever the architecture, so that a typo fails before a switch.
 void validate_electra(const ModelConfig& model) {
   non_negative("model.embedding_size", static_cast<double>(model.embedding_size), " (0 = hidden_size)");
@@ -153,7 +184,8 @@ void validate_electra(const ModelConfig& model) {
            "trains ELECTRA's generator and discriminator, BERT bodies behind an embedding "
            "projection (transformers' Electra classes): set model.architecture to electra");
     }
-    if (model.embedding_size != 0 && model.embedding_size != model.hidden_size) {
+    if (model.embedding_size != 0 && model.embedding_size != model.hidden_size &&
+        model.architecture != Architecture::deberta_v2) {
       fail("model.embedding_size", number(model.embedding_size),
            "differs from model.hidden_size, which only ELECTRA's embedding projection can "
            "train: set it to 0 or model.architecture to electra");
@@ -223,7 +255,9 @@ void validate_model(const ModelConfig& model) {
   in_range("model.attention_probs_dropout_prob", model.attention_probs_dropout_prob, 0, End::closed,
            1, End::open);
   at_least("model.max_position_embeddings", model.max_position_embeddings, 1);
-  if (!trains_sentence_pairs(model.objective)) {
+  if (model.architecture == Architecture::deberta_v2) {
+    at_least("model.type_vocab_size", model.type_vocab_size, 0, " (0 = no token-type table)");
+  } else if (!trains_sentence_pairs(model.objective)) {
     at_least("model.type_vocab_size", model.type_vocab_size, 1);
   } else {
     at_least("model.type_vocab_size", model.type_vocab_size, 2,
@@ -235,6 +269,7 @@ void validate_model(const ModelConfig& model) {
   at_least("model.pad_vocab_multiple", model.pad_vocab_multiple, 1, " (1 = no padding)");
   if (model.architecture == Architecture::modernbert) validate_modernbert(model);
   if (is_roberta(model.architecture)) validate_roberta(model);
+  if (model.architecture == Architecture::deberta_v2) validate_deberta(model);
   validate_electra(model);
 }
 

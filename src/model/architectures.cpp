@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "mlm/model/bert/bert_spec.h"
+#include "mlm/model/deberta/deberta_spec.h"
 #include "mlm/model/electra/electra_spec.h"
 #include "mlm/model/modernbert/modernbert_spec.h"
 #include "mlm/util/errors.h"
@@ -18,6 +19,7 @@ const std::vector<const ArchitectureSpec*>& architecture_specs() {
       &xlm_roberta_spec(),
       &modernbert_spec(),
       &electra_spec(),
+      &deberta_v2_spec(),
   };
   return specs;
 }

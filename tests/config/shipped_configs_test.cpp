@@ -33,7 +33,32 @@ TEST_P(ShippedConfig, LoadsValidatesAndRoundTrips) {
 
 INSTANTIATE_TEST_SUITE_P(Configs, ShippedConfig,
                          ::testing::Values("base", "large", "mini", "tiny", "electra-mini", "electra-small",
-                                           "electra-base", "roberta-base", "modernbert-base", "modernbert-mini"));
+                                           "electra-base", "roberta-base", "modernbert-base", "modernbert-mini",
+                                           "deberta-v3-xsmall", "deberta-v3-small", "deberta-v3-base",
+                                           "deberta-v3-mini"));
+
+// The published DeBERTa-v3 shapes (microsoft/deberta-v3-*'s config.json).
+TEST(ShippedConfigs, DebertaV3ShapesArePublished) {
+  struct Shape {
+    const char* name;
+    int64_t layers, hidden, heads, intermediate;
+  };
+  for (const Shape& s : {Shape{"deberta-v3-xsmall", 12, 384, 6, 1536}, Shape{"deberta-v3-small", 6, 768, 12, 3072},
+                         Shape{"deberta-v3-base", 12, 768, 12, 3072}}) {
+    const ModelConfig m = load_config(shipped(s.name)).model;
+    EXPECT_EQ(m.architecture, Architecture::deberta_v2) << s.name;
+    EXPECT_EQ(m.num_hidden_layers, s.layers) << s.name;
+    EXPECT_EQ(m.hidden_size, s.hidden) << s.name;
+    EXPECT_EQ(m.num_attention_heads, s.heads) << s.name;
+    EXPECT_EQ(m.intermediate_size, s.intermediate) << s.name;
+    EXPECT_EQ(m.position_buckets, 256) << s.name;
+    EXPECT_EQ(max_relative_positions(m), 512) << s.name;
+    EXPECT_EQ(m.pos_att_type, (std::vector<std::string>{"p2c", "c2p"})) << s.name;
+    EXPECT_TRUE(m.relative_attention && m.share_att_key && !m.position_biased_input) << s.name;
+    EXPECT_EQ(m.norm_rel_ebd, "layer_norm") << s.name;
+    EXPECT_EQ(m.type_vocab_size, 0) << s.name;
+  }
+}
 
 TEST(ShippedConfigs, BaseIsBertBase) {
   const RunConfig c = load_config(shipped("base"));

@@ -155,6 +155,48 @@ std::vector<Rule> rules() {
        },
        "model.attend_across_documents",
        {"model.attend_across_documents (false)", "data.cross_documents is false", "set either to true"}},
+      // deberta_v2
+      {"deberta_conv_kernel_size", [](RunConfig& c) {
+         c.model.architecture = Architecture::deberta_v2;
+         c.model.conv_kernel_size = 3;
+       },
+       "model.conv_kernel_size", {"model.conv_kernel_size (3)", "convolution", "set it to 0"}},
+      {"deberta_unknown_pos_att_type", [](RunConfig& c) {
+         c.model.architecture = Architecture::deberta_v2;
+         c.model.pos_att_type = {"p2c", "p2p"};
+       },
+       "model.pos_att_type", {"model.pos_att_type (p2p)", "c2p, p2c or both"}},
+      {"deberta_pos_att_type_twice", [](RunConfig& c) {
+         c.model.architecture = Architecture::deberta_v2;
+         c.model.pos_att_type = {"c2p", "c2p"};
+       },
+       "model.pos_att_type", {"model.pos_att_type (c2p)", "twice"}},
+      {"deberta_norm_rel_ebd", [](RunConfig& c) {
+         c.model.architecture = Architecture::deberta_v2;
+         c.model.norm_rel_ebd = "rms_norm";
+       },
+       "model.norm_rel_ebd", {"model.norm_rel_ebd (rms_norm)", "layer_norm or none"}},
+      {"deberta_buckets_beyond_max_relative", [](RunConfig& c) {
+         c.model.architecture = Architecture::deberta_v2;
+         c.model.position_buckets = 256;
+         c.model.max_relative_positions = 100;
+       },
+       "model.position_buckets", {"model.position_buckets (256)", "max_relative_positions (100)"}},
+      {"deberta_with_rtd", [](RunConfig& c) {
+         c.model.architecture = Architecture::deberta_v2;
+         c.model.objective = Objective::rtd;
+       },
+       "model.objective", {"model.objective (rtd)", "deberta_v2", "set model.objective to mlm"}},
+      {"deberta_pre_ln", [](RunConfig& c) {
+         c.model.architecture = Architecture::deberta_v2;
+         c.model.norm = NormPosition::pre;
+       },
+       "model.norm", {"model.norm (pre)", "post-LN"}},
+      {"deberta_negative_token_types", [](RunConfig& c) {
+         c.model.architecture = Architecture::deberta_v2;
+         c.model.type_vocab_size = -1;
+       },
+       "model.type_vocab_size", {"model.type_vocab_size (-1) must be >= 0"}},
       // modernbert
       {"modernbert_with_nsp", [](RunConfig& c) {
          c.model.architecture = Architecture::modernbert;

@@ -4,16 +4,43 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
 
 #include "mlm/config/run_config.h"
 #include "mlm/model/bert/bert.h"
+#include "mlm/model/hf/safetensors.h"
 #include "mlm/model/hf/tensor_file.h"
+#include "mlm/model/pretrained/hf_config.h"
 #include "mlm/test_paths.h"
 
 namespace mlm::model::testing {
+
+/// A live reference: `model`'s config.json (the export's) and weights and `batch` written into
+/// `dir`, `tests/reference/hf_client.py <subcommand> DIR` run, and DIR/reference.safetensors
+/// returned by name (empty, with the script's output as the failure, when it fails).
+inline std::map<std::string, torch::Tensor> run_hf_reference(MaskedLm model, const TensorDict& batch,
+                                                              const std::string& subcommand,
+                                                              const std::filesystem::path& dir) {
+  std::ofstream(dir / "config.json") << hf_config_json(model).dump(2);
+  write_safetensors((dir / "model.safetensors").string(), model->hf_state_dict());
+  write_safetensors((dir / "batch.safetensors").string(), batch);
+  const auto quote = [](const std::string& s) { return "'" + s + "'"; };
+  const std::string command = quote(MLM_PYTHON) + " " + quote(std::string(MLM_SOURCE_DIR) + "/tests/reference/hf_client.py") +
+                              " " + subcommand + " " + quote(dir.string()) + " > " + quote((dir / "py.out").string()) +
+                              " 2>&1";
+  std::map<std::string, torch::Tensor> ref;
+  if (std::system(command.c_str()) != 0) {
+    ADD_FAILURE() << std::ifstream(dir / "py.out").rdbuf();
+    return ref;
+  }
+  for (auto& [k, v] : read_safetensors((dir / "reference.safetensors").string())) ref[k] = v;
+  return ref;
+}
 
 /// Expects same shape and |got - want| <= atol everywhere; on failure prints the first bad
 /// flat index, both values and the largest difference.

@@ -199,12 +199,15 @@ TEST(HfDirectory, ConfigJsonShapesThatDisagreeAreOneErrorListingEach) {
                          std::to_string(cfg.hidden_size) + "), num_hidden_layers 7"),
             std::string::npos)
       << message;
+  std::ofstream(dir.file("config.json")) << R"({"model_type": "albert"})";
+  const auto albert = error_of([&] { init_from_pretrained(model, dir.path.string()); });
+  EXPECT_NE(albert.find("model_type is \"albert\"; mlm-train reads BERT, RoBERTa, XLM-RoBERTa, ModernBERT, "
+                        "ELECTRA and DeBERTa-v2 models"),
+            std::string::npos)
+      << albert;
   std::ofstream(dir.file("config.json")) << R"({"model_type": "deberta-v2"})";
   const auto deberta = error_of([&] { init_from_pretrained(model, dir.path.string()); });
-  EXPECT_NE(deberta.find("model_type is \"deberta-v2\"; mlm-train reads BERT, RoBERTa, XLM-RoBERTa, ModernBERT and "
-                         "ELECTRA models"),
-            std::string::npos)
-      << deberta;
+  EXPECT_NE(deberta.find("a deberta_v2 model, but model.architecture is bert"), std::string::npos) << deberta;
   std::ofstream(dir.file("config.json")) << R"({"model_type": "bert", "hidden_size": "wide"})";
   EXPECT_NE(error_of([&] { init_from_pretrained(model, dir.path.string()); }).find("hidden_size is \"wide\""),
             std::string::npos);

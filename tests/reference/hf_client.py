@@ -38,6 +38,10 @@ object on stdout, which the C++ test compares with what mlm-train's own tools gi
   roberta_reference DIR           RobertaForMaskedLM's (or XLM-R's, as DIR/config.json names it)
                                   logits, loss and gradients on DIR/batch.safetensors, in
                                   DIR/reference.safetensors
+  save_deberta DIR VOCAB          a seeded small DebertaV2ForMaskedLM with DeBERTa-v3's options
+                                  (transformers' own init, a random MLM bias) saved in DIR
+  deberta_reference DIR          DebertaV2ForMaskedLM's logits, loss and gradients on
+                                  DIR/batch.safetensors, in DIR/reference.safetensors
   electra_reference DIR LAMBDA    the ELECTRA step of DIR/generator and DIR/discriminator (shared
                                   embeddings) on DIR/batch.safetensors: logits, losses and
                                   gradients in DIR/reference.safetensors
@@ -482,7 +486,7 @@ def modernbert_reference(directory, attention="sdpa"):
     b * S + s order), loss_sum (cross-entropy summed over them), correct (argmax == label) and
     grad.<name> of every named parameter (the tied decoder weight once, as the embeddings') after
     backward of loss_sum / M. Returns selected (M), loss_sum and params (the grad.* tensors)."""
-    from safetensors.torch import load_file, save_file
+    from safetensors.torch import load_file
 
     if attention not in ("sdpa", "eager"):
         fail(f"attention implementation '{attention}': expected sdpa or eager")
@@ -493,13 +497,23 @@ def modernbert_reference(directory, attention="sdpa"):
         mask = document_masks(model, ids, padding, batch["document_ids"])
     else:
         mask = padding  # as a user passes it: HF builds its full and sliding-window masks
+    return masked_lm_step(directory, model, labels, input_ids=ids, attention_mask=mask)
+
+
+def masked_lm_step(directory, model, labels, **inputs):
+    """One train() forward of `model` on `inputs`, scored at labels != -100 (b * S + s order), and
+    backward of the loss sum / M. Writes DIR/reference.safetensors: logits [M, V], loss_sum,
+    correct (argmax == label) and grad.<name> of every named parameter (a tied weight once).
+    Returns selected (M), loss_sum and params (the grad.* tensors)."""
+    from safetensors.torch import save_file
+
     selected = labels != -100
     count = int(selected.sum())
     if count == 0:
         fail(f"{directory}/batch.safetensors selects no position (every label is -100)")
 
     model.train()
-    logits = model(input_ids=ids, attention_mask=mask).logits[selected]
+    logits = model(**inputs).logits[selected]
     target = labels[selected]
     loss_sum = torch.nn.functional.cross_entropy(logits, target, reduction="sum")
     (loss_sum / count).backward()
@@ -512,6 +526,47 @@ def modernbert_reference(directory, attention="sdpa"):
         params += 1
     save_file({k: v.contiguous() for k, v in out.items()}, f"{directory}/reference.safetensors")
     return {"selected": count, "loss_sum": loss_sum.item(), "params": params}
+
+
+def save_deberta(directory, vocab_size):
+    """A small DebertaV2ForMaskedLM as the hub's deberta-v3 configs set it up (buckets, shared
+    keys, p2c|c2p as a string, layer-normed relative embeddings, no absolute positions, no token
+    types), seeded, saved by transformers itself."""
+    torch.manual_seed(5)
+    config = transformers.DebertaV2Config(
+        vocab_size=int(vocab_size), hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=48, max_position_embeddings=64, type_vocab_size=0, layer_norm_eps=1e-7,
+        relative_attention=True, position_buckets=16, max_relative_positions=-1, pos_att_type="p2c|c2p",
+        share_att_key=True, norm_rel_ebd="layer_norm", position_biased_input=False, pad_token_id=0,
+        hidden_act="gelu", pooler_hidden_act="gelu", pooler_dropout=0)
+    model = transformers.DebertaV2ForMaskedLM(config)
+    with torch.no_grad():
+        model.cls.predictions.bias.normal_()
+    model.save_pretrained(directory)
+    return {"params": sum(1 for _ in model.named_parameters())}
+
+
+def deberta_reference(directory):
+    """The parity reference of mlm-train's DeBERTa-v2: one fp32 forward and backward of
+    DebertaV2ForMaskedLM (eager attention, its only one), in train() mode (the config's dropouts
+    must be 0), on DIR/batch.safetensors (input_ids, attention_mask, labels, optionally
+    token_type_ids). Writes DIR/reference.safetensors as modernbert_reference does (the tied
+    decoder weight and bias once, under the word embeddings' and cls.predictions.bias's names)."""
+    from safetensors.torch import load_file
+
+    config = quiet_config(directory, "eager")
+    if config.model_type != "deberta-v2":
+        fail(f"{directory}/config.json: model_type '{config.model_type}', expected deberta-v2")
+    dropouts = {k: getattr(config, k) for k in ("hidden_dropout_prob", "attention_probs_dropout_prob")}
+    if any(dropouts.values()):
+        fail(f"{directory}/config.json: the reference runs in train() mode, dropouts must be 0: {dropouts}")
+    model = load_checked(transformers.DebertaV2ForMaskedLM, directory, config, "eager",
+                         tied={"cls.predictions.decoder.weight", "cls.predictions.decoder.bias"})
+    if model.cls.predictions.decoder.weight is not model.deberta.embeddings.word_embeddings.weight:
+        fail(f"{directory}: cls.predictions.decoder.weight is not tied to the word embeddings")
+    batch = load_file(f"{directory}/batch.safetensors")
+    return masked_lm_step(directory, model, batch["labels"], input_ids=batch["input_ids"],
+                          attention_mask=batch["attention_mask"], token_type_ids=batch.get("token_type_ids"))
 
 
 def electra_reference(directory, rtd_weight):
@@ -703,6 +758,10 @@ def main(argv):
         result = save_roberta(*args)
     elif command == "roberta_reference":
         result = roberta_reference(*args)
+    elif command == "save_deberta":
+        result = save_deberta(*args)
+    elif command == "deberta_reference":
+        result = deberta_reference(*args)
     elif command == "electra_reference":
         result = electra_reference(*args)
     else:

@@ -8,7 +8,7 @@
 
 namespace mlm::config {
 
-enum class Architecture { bert, modernbert, electra, roberta, xlm_roberta };
+enum class Architecture { bert, modernbert, electra, roberta, xlm_roberta, deberta_v2 };
 enum class Activation { gelu, gelu_tanh };
 enum class NormPosition { post, pre };
 enum class Objective { mlm, nsp, sop, rtd };
@@ -46,7 +46,7 @@ struct EnumNames;
     static constexpr std::array names = {__VA_ARGS__};              \
   };
 
-MLM_ENUM_NAMES(Architecture, "bert", "modernbert", "electra", "roberta", "xlm_roberta")
+MLM_ENUM_NAMES(Architecture, "bert", "modernbert", "electra", "roberta", "xlm_roberta", "deberta_v2")
 MLM_ENUM_NAMES(Activation, "gelu", "gelu_tanh")
 MLM_ENUM_NAMES(NormPosition, "post", "pre")
 MLM_ENUM_NAMES(Objective, "mlm", "nsp", "sop", "rtd")

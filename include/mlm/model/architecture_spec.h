@@ -104,6 +104,9 @@ class ArchitectureSpec {
   virtual std::vector<WeightDimension> weight_dimensions(const config::ModelConfig& config) const = 0;
   /// The pattern of a layer's keys, its first group the layer number (e.g. "encoder\.layer\.(\d+)\.").
   virtual std::string layer_key_pattern() const = 0;
+  /// The fewest token types a model can be built with: 1, or 0 where no token-type table is a
+  /// configuration of its own (DeBERTa-v2's type_vocab_size 0).
+  virtual int64_t min_type_vocab_size() const { return 1; }
   /// Weights trained with another padding id would read every position shifted (RoBERTa
   /// numbers positions from pad_token_id + 1).
   virtual bool positions_follow_pad_id() const { return false; }

@@ -33,9 +33,12 @@ void require_buildable_shape(const config::ModelConfig& c, const std::string& pa
   const std::pair<const char*, int64_t> at_least_one[] = {
       {"hidden_size", c.hidden_size}, {"num_hidden_layers", c.num_hidden_layers},
       {"num_attention_heads", c.num_attention_heads}, {"intermediate_size", c.intermediate_size},
-      {"max_position_embeddings", c.max_position_embeddings}, {"type_vocab_size", c.type_vocab_size}};
+      {"max_position_embeddings", c.max_position_embeddings}};
   for (const auto& [key, value] : at_least_one)
     if (value < 1) refuse(key, value, "must be at least 1");
+  const int64_t fewest_types = architecture_spec(c.architecture).min_type_vocab_size();
+  if (c.type_vocab_size < fewest_types)
+    refuse("type_vocab_size", c.type_vocab_size, "must be at least " + std::to_string(fewest_types));
   // 0 is allowed for these two (absent from config.json reads as 0): only negatives are refused.
   if (c.vocab_size < 0) refuse("vocab_size", c.vocab_size, "must be >= 0 (0: the tokenizer's size)");
   if (c.embedding_size < 0) refuse("embedding_size", c.embedding_size, "must be >= 0 (0: the hidden size)");

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mlm/config/enums.h"
 
@@ -16,7 +17,9 @@ struct ModelConfig {
                                            // electra (BERT layers behind an embedding projection) |
                                            // roberta, xlm_roberta (BERT layers, positions
                                            // numbered from the pad id + 1, no NSP; the two
-                                           // differ only in the exported class)
+                                           // differ only in the exported class) |
+                                           // deberta_v2 (DeBERTa-v2/v3: disentangled attention
+                                           // over relative positions, keys below)
   int64_t vocab_size = 0;                  // 0 = the tokenizer's vocabulary size
   int64_t hidden_size = 768;               // H: width of every layer
   int64_t num_hidden_layers = 12;          // L: encoder layers
@@ -45,7 +48,8 @@ struct ModelConfig {
   // masked positions with its samples; the encoder (the discriminator) tells replaced from
   // original. (architecture electra with objective mlm trains a generator alone.)
   int64_t embedding_size = 0;              // E: embedding width (0 = hidden_size); each network
-                                           // projects E -> its width (ELECTRA-small: 128)
+                                           // projects E -> its width (ELECTRA-small: 128;
+                                           // deberta_v2 too: embed_proj, no bias)
   double generator_hidden_ratio = 0.25;    // generator width / hidden_size (paper: 1/4 small,
                                            // 1/3 base); its heads width/64 (>= 1), its
                                            // intermediate 4 x width, as ELECTRA's code derives
@@ -72,6 +76,26 @@ struct ModelConfig {
   double initializer_cutoff_factor = 2.0;  // weights ~ normal truncated at +-factor * std
   double embedding_dropout = 0.0;          // after the embedding norm
   double mlp_dropout = 0.0;                // on the GeGLU product
+
+  // deberta_v2 only (transformers' DebertaV2Config fields of the same names; type_vocab_size
+  // may be 0 there: no token-type table, as DeBERTa-v3).
+  bool relative_attention = true;          // disentangled attention over relative positions
+  int64_t position_buckets = 256;          // log-bucketed relative positions: 2 x buckets rows
+                                           // of rel_embeddings (<= 0: no buckets, exact
+                                           // distances up to max_relative_positions)
+  int64_t max_relative_positions = -1;     // the farthest distance told apart (< 1 =
+                                           // max_position_embeddings)
+  std::vector<std::string> pos_att_type = {"p2c", "c2p"};  // the disentangled terms, each once:
+                                           // c2p (content to position), p2c (position to
+                                           // content); scores are scaled by sqrt(d x (1 + count))
+  bool share_att_key = true;               // the positions projected by query_proj / key_proj
+                                           // (false: own pos_query_proj / pos_key_proj)
+  std::string norm_rel_ebd = "layer_norm"; // layer_norm (rel_embeddings through
+                                           // encoder.LayerNorm) | none
+  bool position_biased_input = false;      // an absolute position table added to the input
+                                           // embeddings (DeBERTa-v3: false)
+  int64_t conv_kernel_size = 0;            // DeBERTa-v2's convolution after layer 0: only 0
+                                           // (none) is computed; any other value is refused
 
   template <class V>
   void visit(V& v) {
@@ -114,6 +138,14 @@ struct ModelConfig {
     v("initializer_cutoff_factor", initializer_cutoff_factor);
     v("embedding_dropout", embedding_dropout);
     v("mlp_dropout", mlp_dropout);
+    v("relative_attention", relative_attention);
+    v("position_buckets", position_buckets);
+    v("max_relative_positions", max_relative_positions);
+    v("pos_att_type", pos_att_type);
+    v("share_att_key", share_att_key);
+    v("norm_rel_ebd", norm_rel_ebd);
+    v("position_biased_input", position_biased_input);
+    v("conv_kernel_size", conv_kernel_size);
   }
 };
 
@@ -143,7 +175,26 @@ inline int64_t electra_embedding_size(const ModelConfig& m) {
 /// hidden size (ELECTRA's embedding_size, 0 meaning hidden_size); 0 for the others, whose
 /// embeddings are hidden_size wide.
 inline int64_t factorized_embedding_size(const ModelConfig& m) {
-  return m.architecture == Architecture::electra ? electra_embedding_size(m) : 0;
+  const bool factorized = m.architecture == Architecture::electra || m.architecture == Architecture::deberta_v2;
+  return factorized ? electra_embedding_size(m) : 0;
+}
+
+/// deberta_v2: whether pos_att_type lists `term` ("c2p" or "p2c").
+inline bool has_pos_att(const ModelConfig& m, const std::string& term) {
+  return std::find(m.pos_att_type.begin(), m.pos_att_type.end(), term) != m.pos_att_type.end();
+}
+
+/// deberta_v2: the relative distances told apart on each side, the rel_embeddings' half height
+/// (transformers' pos_ebd_size / att_span): position_buckets when > 0, else
+/// max_relative_positions, < 1 meaning max_position_embeddings.
+inline int64_t relative_span(const ModelConfig& m) {
+  if (m.position_buckets > 0) return m.position_buckets;
+  return m.max_relative_positions < 1 ? m.max_position_embeddings : m.max_relative_positions;
+}
+
+/// deberta_v2: max_relative_positions as transformers resolves it (< 1: max_position_embeddings).
+inline int64_t max_relative_positions(const ModelConfig& m) {
+  return m.max_relative_positions < 1 ? m.max_position_embeddings : m.max_relative_positions;
 }
 
 /// The generator of objective rtd, derived from the discriminator's shape as ELECTRA's code

@@ -1,0 +1,122 @@
+// DeBERTa's relative positions and its layer: disentangled self-attention as transformers'
+// DisentangledSelfAttention computes it (the same operations in the same order, so that fp32
+// agrees to rounding), then BERT's post-LN output and feed-forward blocks.
+#include <cmath>
+
+#include "mlm/model/deberta/deberta.h"
+#include "mlm/model/kernels/dropout.h"
+
+namespace mlm::model {
+namespace nn = torch::nn;
+
+namespace {
+
+// transformers' make_log_bucket_position: exact within +-bucket_size / 2, log-spaced beyond,
+// in fp32 as there.
+torch::Tensor log_bucket_position(const torch::Tensor& relative_pos, int64_t bucket_size, int64_t max_position) {
+  const auto sign = torch::sign(relative_pos);
+  const int64_t mid = bucket_size / 2;
+  const auto inside = relative_pos.lt(mid).logical_and(relative_pos.gt(-mid));
+  const auto abs_pos = torch::where(inside, torch::full({}, mid - 1, relative_pos.options()), relative_pos.abs());
+  const auto base = torch::log(torch::tensor(static_cast<float>(static_cast<double>(max_position - 1) / mid),
+                                             torch::TensorOptions().device(relative_pos.device())));
+  const auto log_pos =
+      torch::ceil(torch::log(abs_pos.to(torch::kFloat32) / static_cast<double>(mid)) / base * static_cast<double>(mid - 1)) +
+      static_cast<double>(mid);
+  return torch::where(abs_pos.le(mid), relative_pos.to(torch::kFloat32), log_pos * sign);
+}
+
+// [B,S,H] -> [B,A,S,D]; [N,H] -> [A,N,D].
+torch::Tensor split_heads(const torch::Tensor& x, int64_t heads) {
+  if (x.dim() == 2) return x.view({x.size(0), heads, -1}).permute({1, 0, 2});
+  return x.view({x.size(0), x.size(1), heads, -1}).permute({0, 2, 1, 3});
+}
+
+}  // namespace
+
+torch::Tensor deberta_relative_positions(int64_t seq, int64_t buckets, int64_t max_position,
+                                         const torch::Device& device) {
+  const auto ids = torch::arange(seq, torch::TensorOptions().dtype(torch::kLong).device(device));
+  auto relative = ids.unsqueeze(1) - ids.unsqueeze(0);
+  if (buckets > 0 && max_position > 0) relative = log_bucket_position(relative, buckets, max_position);
+  return relative.to(torch::kLong);
+}
+
+DebertaV2LayerImpl::DebertaV2LayerImpl(const config::ModelConfig& c)
+    : heads_(c.num_attention_heads),
+      span_(config::relative_span(c)),
+      c2p_(config::has_pos_att(c, "c2p")),
+      p2c_(config::has_pos_att(c, "p2c")),
+      share_att_key_(c.share_att_key),
+      relative_attention_(c.relative_attention),
+      act_(c.hidden_act),
+      hidden_dropout_(c.hidden_dropout_prob),
+      attention_dropout_(c.attention_probs_dropout_prob) {
+  TORCH_CHECK(c.hidden_size % c.num_attention_heads == 0, "hidden_size ", c.hidden_size,
+              " is not divisible by num_attention_heads ", c.num_attention_heads);
+  scale_factor_ = 1.0 + (c2p_ ? 1 : 0) + (p2c_ ? 1 : 0);
+  const int64_t h = c.hidden_size;
+  auto attention = add_container(*this, "attention");
+  auto self = add_container(*attention, "self");
+  query_proj = self->register_module("query_proj", nn::Linear(h, h));
+  key_proj = self->register_module("key_proj", nn::Linear(h, h));
+  value_proj = self->register_module("value_proj", nn::Linear(h, h));
+  if (relative_attention_ && !share_att_key_) {
+    if (c2p_) pos_key_proj = self->register_module("pos_key_proj", nn::Linear(h, h));
+    if (p2c_) pos_query_proj = self->register_module("pos_query_proj", nn::Linear(h, h));
+  }
+  auto attention_output = add_container(*attention, "output");
+  attention_dense = attention_output->register_module("dense", nn::Linear(h, h));
+  attention_norm = attention_output->register_module("LayerNorm", LayerNorm(h, c.layer_norm_eps));
+  intermediate_dense =
+      add_container(*this, "intermediate")->register_module("dense", nn::Linear(h, c.intermediate_size));
+  auto output = add_container(*this, "output");
+  output_dense = output->register_module("dense", nn::Linear(c.intermediate_size, h));
+  output_norm = output->register_module("LayerNorm", LayerNorm(h, c.layer_norm_eps));
+}
+
+torch::Tensor DebertaV2LayerImpl::attention(const torch::Tensor& x, const torch::Tensor& bias,
+                                            const torch::Tensor& rel_embeddings, const torch::Tensor& relative_pos) {
+  const bool train = is_training();
+  const auto q = split_heads(linear(query_proj, x), heads_);  // [B,A,S,D]
+  const auto k = split_heads(linear(key_proj, x), heads_);
+  const auto v = split_heads(linear(value_proj, x), heads_);
+  const int64_t batch = x.size(0), seq = x.size(1), head_dim = q.size(-1);
+  // transformers: sqrt(d * scale_factor) as an fp32 tensor.
+  const double scale = std::sqrt(static_cast<float>(head_dim) * static_cast<float>(scale_factor_));
+  auto scores = torch::matmul(q, (k / scale).transpose(-1, -2));  // [B,A,S,S]
+  if (relative_attention_) {
+    const auto rel = kernels::dropout(rel_embeddings.narrow(0, 0, 2 * span_), hidden_dropout_, train);
+    const auto index_shape = std::vector<int64_t>{batch, heads_, seq, seq};
+    if (c2p_) {
+      const auto pos_key = split_heads(linear(share_att_key_ ? key_proj : pos_key_proj, rel), heads_);  // [A,2s,D]
+      const auto c2p_pos = torch::clamp(relative_pos + span_, 0, 2 * span_ - 1);
+      auto c2p = torch::matmul(q, pos_key.transpose(-1, -2));  // [B,A,S,2s]
+      c2p = torch::gather(c2p, -1, c2p_pos.expand(index_shape));
+      scores = scores + c2p / scale;
+    }
+    if (p2c_) {
+      const auto pos_query = split_heads(linear(share_att_key_ ? query_proj : pos_query_proj, rel), heads_);
+      const auto p2c_pos = torch::clamp(-relative_pos + span_, 0, 2 * span_ - 1);
+      auto p2c = torch::matmul(k, pos_query.transpose(-1, -2));  // [B,A,S(keys),2s]
+      p2c = torch::gather(p2c, -1, p2c_pos.expand(index_shape)).transpose(-1, -2);
+      scores = scores + p2c / scale;
+    }
+  }
+  scores = scores.to(torch::kFloat32);
+  if (bias.defined()) scores = scores + bias.to(torch::kFloat32);
+  auto probs = kernels::dropout(torch::softmax(scores, -1), attention_dropout_, train);
+  const auto context = torch::matmul(probs.to(v.scalar_type()), v);  // [B,A,S,D]
+  return context.permute({0, 2, 1, 3}).reshape({batch, seq, x.size(-1)});
+}
+
+torch::Tensor DebertaV2LayerImpl::forward(const torch::Tensor& x, const torch::Tensor& bias,
+                                          const torch::Tensor& rel_embeddings, const torch::Tensor& relative_pos) {
+  const bool train = is_training();
+  const auto a = linear(attention_dense, attention(x, bias, rel_embeddings, relative_pos));
+  const auto h = attention_norm->forward_dropout_add(a, x, hidden_dropout_, train);
+  const auto f = linear(output_dense, activation(linear(intermediate_dense, h), act_));
+  return output_norm->forward_dropout_add(f, h, hidden_dropout_, train);
+}
+
+}  // namespace mlm::model
