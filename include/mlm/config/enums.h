@@ -14,7 +14,7 @@ enum class NormPosition { post, pre };
 enum class Objective { mlm, nsp, sop, rtd };
 enum class EmbeddingSharing { shared, gdes };
 enum class TokenizerType { unigram, bpe, wordpiece, hf };
-enum class DataFormat { auto_detect, text, jsonl };
+enum class DataFormat { auto_detect, text, jsonl, csv, tsv, parquet, arrow };
 enum class DocSeparator { blank_line, line };
 enum class Packing { sentences, tokens };
 enum class BadRecordPolicy { skip, error };
@@ -49,7 +49,7 @@ MLM_ENUM_NAMES(NormPosition, "post", "pre")
 MLM_ENUM_NAMES(Objective, "mlm", "nsp", "sop", "rtd")
 MLM_ENUM_NAMES(EmbeddingSharing, "shared", "gdes")
 MLM_ENUM_NAMES(TokenizerType, "unigram", "bpe", "wordpiece", "hf")
-MLM_ENUM_NAMES(DataFormat, "auto", "text", "jsonl")
+MLM_ENUM_NAMES(DataFormat, "auto", "text", "jsonl", "csv", "tsv", "parquet", "arrow")
 MLM_ENUM_NAMES(DocSeparator, "blank_line", "line")
 MLM_ENUM_NAMES(Packing, "sentences", "tokens")
 MLM_ENUM_NAMES(BadRecordPolicy, "skip", "error")
