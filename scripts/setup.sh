@@ -12,6 +12,7 @@ PACKAGES=(
   libgloo-dev               # Gloo headers included by c10d's ProcessGroupGloo (the wheel has none)
   libsentencepiece-dev
   libcli11-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libgtest-dev nlohmann-json3-dev zlib1g-dev
+  libzstd-dev               # .zst corpora
   libicu-dev                # Unicode normalization and categories for the WordPiece tokenizer
   python3 python3-venv
 )

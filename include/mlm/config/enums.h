@@ -17,7 +17,7 @@ enum class TokenizerType { unigram, bpe, wordpiece, hf, byte_level_bpe };
 // The special tokens and post-processor of a tokenizer.json mlm-train trains (auto: roberta for
 // byte_level_bpe, bert for wordpiece).
 enum class SpecialTokenStyle { automatic, roberta, modernbert, bert };
-enum class DataFormat { auto_detect, text, jsonl };
+enum class DataFormat { auto_detect, text, jsonl, csv, tsv, parquet, arrow };
 enum class DocSeparator { blank_line, line };
 enum class Packing { sentences, tokens };
 enum class BadRecordPolicy { skip, error };
@@ -53,7 +53,7 @@ MLM_ENUM_NAMES(Objective, "mlm", "nsp", "sop", "rtd")
 MLM_ENUM_NAMES(EmbeddingSharing, "shared", "gdes")
 MLM_ENUM_NAMES(TokenizerType, "unigram", "bpe", "wordpiece", "hf", "byte_level_bpe")
 MLM_ENUM_NAMES(SpecialTokenStyle, "auto", "roberta", "modernbert", "bert")
-MLM_ENUM_NAMES(DataFormat, "auto", "text", "jsonl")
+MLM_ENUM_NAMES(DataFormat, "auto", "text", "jsonl", "csv", "tsv", "parquet", "arrow")
 MLM_ENUM_NAMES(DocSeparator, "blank_line", "line")
 MLM_ENUM_NAMES(Packing, "sentences", "tokens")
 MLM_ENUM_NAMES(BadRecordPolicy, "skip", "error")

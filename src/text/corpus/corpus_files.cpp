@@ -2,21 +2,22 @@
 
 #include <glob.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
+#include <nlohmann/json.hpp>
+
+#include "byte_stream.h"
+#include "file_signature.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/fnv1a.h"
 #include "mlm/util/logging.h"
 
 namespace mlm::text {
 namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 bool has_glob_chars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
@@ -25,26 +26,71 @@ bool is_regular_file(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// Opens the file through zlib and looks for a NUL byte in its first 64 KiB (grep's test for
-// binary data). Throws DataError when it cannot be read.
-bool looks_binary(const std::string& path, const std::string& key) {
-  gzFile gz = gzopen(path.c_str(), "rb");
-  if (gz == nullptr) {
-    throw DataError(key + ": cannot read '" + path + "': " + std::strerror(errno));
+// The name without a compression suffix, for the format's extension.
+std::string without_compression(const std::string& path) {
+  for (const char* ext : {".gz", ".zst", ".zstd"}) {
+    if (path.ends_with(ext)) return path.substr(0, path.size() - std::strlen(ext));
   }
+  return path;
+}
+
+// A NUL byte in the first 64 KiB of text (grep's test for binary data). Throws DataError
+// when the file cannot be read or decompressed.
+bool looks_binary(const CorpusFile& file, const std::string& key) {
   std::vector<char> head(64 * 1024);
-  const int n = gzread(gz, head.data(), static_cast<unsigned>(head.size()));
-  if (n < 0) {
-    int code = 0;
-    std::string message = gzerror(gz, &code);
-    gzclose(gz);
-    throw DataError(key + ": cannot read '" + path + "': " + message);
+  size_t n = 0;
+  try {
+    auto stream = open_byte_stream(file);
+    for (size_t got = 1; got > 0 && n < head.size(); n += got) got = stream->read(head.data() + n, head.size() - n);
+  } catch (const DataError& e) {
+    throw DataError(key + ": " + e.what());
   }
-  gzclose(gz);
-  return std::memchr(head.data(), 0, static_cast<size_t>(n)) != nullptr;
+  return std::memchr(head.data(), 0, n) != nullptr;
+}
+
+// The data files of a directory `datasets`' save_to_disk wrote, in their order (state.json's
+// "_data_files"); empty when `dir` is not such a directory.
+std::vector<std::string> saved_dataset_files(const std::string& dir, const std::string& key) {
+  const auto state = std::filesystem::path(dir) / "state.json";
+  if (!std::filesystem::exists(state)) return {};
+  std::ifstream in(state);
+  const auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const auto files = json.is_object() ? json.find("_data_files") : json.end();
+  if (json.is_discarded() || files == json.end() || !files->is_array() || files->empty()) {
+    throw DataError(key + ": '" + state.string() + "' lists no \"_data_files\" (not a dataset " +
+                    "saved by datasets' save_to_disk?)");
+  }
+  std::vector<std::string> paths;
+  for (const auto& f : *files) {
+    const auto name = f.is_object() ? f.find("filename") : f.end();
+    if (name == f.end() || !name->is_string() ||
+        name->get<std::string>().find('/') != std::string::npos) {
+      throw DataError(key + ": '" + state.string() + "': a \"_data_files\" entry without a " +
+                      "plain \"filename\"");
+    }
+    paths.push_back((std::filesystem::path(dir) / name->get<std::string>()).string());
+  }
+  return paths;
 }
 
 }  // namespace
+
+bool is_table(FileFormat format) {
+  return format == FileFormat::csv || format == FileFormat::tsv || format == FileFormat::parquet ||
+         format == FileFormat::arrow;
+}
+
+const char* format_name(FileFormat format) {
+  switch (format) {
+    case FileFormat::text: return "text";
+    case FileFormat::jsonl: return "JSON Lines";
+    case FileFormat::csv: return "CSV";
+    case FileFormat::tsv: return "TSV";
+    case FileFormat::parquet: return "Parquet";
+    case FileFormat::arrow: return "Arrow IPC";
+  }
+  return "?";
+}
 
 ReadOptions ReadOptions::from(const config::DataConfig& data) {
   ReadOptions options;
@@ -56,14 +102,35 @@ ReadOptions ReadOptions::from(const config::DataConfig& data) {
 }
 
 FileFormat detect_format(const std::string& path, config::DataFormat configured) {
-  if (configured == config::DataFormat::text) return FileFormat::text;
-  if (configured == config::DataFormat::jsonl) return FileFormat::jsonl;
-  std::string name = path;
-  if (ends_with(name, ".gz")) name.resize(name.size() - 3);
-  for (const char* ext : {".jsonl", ".json", ".ndjson"}) {
-    if (ends_with(name, ext)) return FileFormat::jsonl;
+  switch (configured) {
+    case config::DataFormat::text: return FileFormat::text;
+    case config::DataFormat::jsonl: return FileFormat::jsonl;
+    case config::DataFormat::csv: return FileFormat::csv;
+    case config::DataFormat::tsv: return FileFormat::tsv;
+    case config::DataFormat::parquet: return FileFormat::parquet;
+    case config::DataFormat::arrow: return FileFormat::arrow;
+    case config::DataFormat::auto_detect: break;
   }
+  const std::string name = without_compression(path);
+  for (const char* ext : {".jsonl", ".json", ".ndjson"}) {
+    if (name.ends_with(ext)) return FileFormat::jsonl;
+  }
+  if (name.ends_with(".csv")) return FileFormat::csv;
+  if (name.ends_with(".tsv")) return FileFormat::tsv;
+  if (name.ends_with(".parquet")) return FileFormat::parquet;
+  if (name.ends_with(".arrow")) return FileFormat::arrow;
   return FileFormat::text;
+}
+
+Compression detect_compression(const std::string& path) {
+  if (path.ends_with(".gz")) return Compression::gzip;
+  if (path.ends_with(".zst") || path.ends_with(".zstd")) return Compression::zstd;
+  return Compression::none;
+}
+
+std::string describe_place(const CorpusFile& file, int64_t line) {
+  return is_table(file.format) ? file.path + ": row " + std::to_string(line)
+                               : file.path + ":" + std::to_string(line);
 }
 
 std::vector<CorpusFile> resolve_corpus(const std::vector<std::string>& patterns,
@@ -77,8 +144,13 @@ std::vector<CorpusFile> resolve_corpus(const std::vector<std::string>& patterns,
         throw DataError(key + ": '" + pattern + "': " + std::strerror(errno));
       }
       if (S_ISDIR(st.st_mode)) {
-        throw DataError(key + ": '" + pattern + "' is a directory (give files or a glob such as '" +
-                        pattern + "/*.txt')");
+        auto saved = saved_dataset_files(pattern, key);
+        if (saved.empty()) {
+          throw DataError(key + ": '" + pattern + "' is a directory (give files or a glob such as '" +
+                          pattern + "/*.txt', or a directory datasets' save_to_disk wrote)");
+        }
+        paths.insert(paths.end(), saved.begin(), saved.end());
+        continue;
       }
       paths.push_back(pattern);
       continue;
@@ -101,14 +173,18 @@ std::vector<CorpusFile> resolve_corpus(const std::vector<std::string>& patterns,
 
   std::vector<CorpusFile> files;
   for (auto& path : paths) {
-    if (looks_binary(path, key)) {
-      if (options.on_bad_record == config::BadRecordPolicy::error) {
-        throw DataError(key + ": '" + path + "' is a binary file (NUL bytes in its first 64 KiB)");
+    CorpusFile file{path, detect_format(path, options.format), detect_compression(path)};
+    check_signature(file, key);
+    if (file.format != FileFormat::parquet && file.format != FileFormat::arrow) {  // bytes of text
+      if (looks_binary(file, key)) {
+        if (options.on_bad_record == config::BadRecordPolicy::error) {
+          throw DataError(key + ": '" + path + "' is a binary file (NUL bytes in its first 64 KiB)");
+        }
+        log::warn("data", "skipping binary file '{}' (NUL bytes in its first 64 KiB)", path);
+        continue;
       }
-      log::warn("data", "skipping binary file '{}' (NUL bytes in its first 64 KiB)", path);
-      continue;
     }
-    files.push_back({path, detect_format(path, options.format)});
+    files.push_back(std::move(file));
   }
   if (files.empty()) throw DataError(key + ": no readable text file among the given paths");
   return files;

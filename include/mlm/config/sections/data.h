@@ -12,7 +12,8 @@ namespace mlm::config {
 /// One corpus of a weighted mixture (data.sources): text files read by the streaming path,
 /// or a prepared store. Its share of the training sequences is weight / sum of the weights.
 struct SourceConfig {
-  std::vector<std::string> files;          // paths or globs (.txt, .jsonl, optionally .gz)
+  std::vector<std::string> files;          // paths or globs (.txt, .jsonl, .csv, .tsv,
+                                           // optionally .gz/.zst; .parquet, .arrow)
   double weight = 1.0;                     // relative share of the sequences, > 0
   std::string store;                       // prepared token store of this corpus (instead
                                            // of files)
@@ -26,12 +27,15 @@ struct SourceConfig {
 };
 
 struct DataConfig {
-  std::vector<std::string> train_files;    // paths or globs (.txt, .jsonl, optionally .gz)
+  std::vector<std::string> train_files;    // paths or globs (.txt, .jsonl, .csv, .tsv,
+                                           // optionally .gz/.zst; .parquet, .arrow)
   std::vector<std::string> valid_files;    // empty = hold out valid_fraction of train docs
   double valid_fraction = 0.01;            // held-out share by stable content hash
-  DataFormat format = DataFormat::auto_detect;  // auto (by extension) | text | jsonl
+  DataFormat format = DataFormat::auto_detect;  // auto (by extension) | text | jsonl | csv |
+                                           // tsv | parquet | arrow
   DocSeparator doc_separator = DocSeparator::blank_line;  // text: blank_line | line
-  std::string text_field = "text";         // jsonl: field holding the document
+  std::string text_field = "text";         // jsonl field / csv, tsv, parquet, arrow column
+                                           // holding the document
   int64_t seq_len = 128;                   // tokens per sequence, [CLS] and [SEP] included
   bool cross_documents = true;             // pack across documents (RoBERTa FULL-SENTENCES)
   Packing packing = Packing::sentences;    // sequences end at sentence ends | token chunks
