@@ -14,6 +14,11 @@ inline std::string corpus_path(const std::string& name) {
   return std::string(MLM_FIXTURES_DIR) + "/corpus/" + name;
 }
 
+/// train.txt as another format wrote it (tests/fixtures/produce_corpora.py, at build time).
+inline std::string produced_corpus_path(const std::string& name) {
+  return std::string(MLM_PRODUCED_CORPORA_DIR) + "/" + name;
+}
+
 /// A fresh directory under the system temp dir, removed at exit by the caller's choice.
 inline std::filesystem::path make_temp_dir(const std::string& tag) {
   auto dir = std::filesystem::temp_directory_path() /

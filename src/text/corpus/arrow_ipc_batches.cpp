@@ -21,6 +21,8 @@ class ArrowIpcBatches final : public TableBatches {
       file_reader_ = value_or_throw(file, arrow::ipc::RecordBatchFileReader::Open(input_));
       schema = file_reader_->schema();
     } else {
+      // The stream reader reads from the current position, which ReadAt leaves undefined.
+      if (const auto seek = input_->Seek(0); !seek.ok()) throw_arrow_error(file, seek);
       stream_reader_ = value_or_throw(file, arrow::ipc::RecordBatchStreamReader::Open(input_));
       schema = stream_reader_->schema();
     }

@@ -5,6 +5,8 @@
 #include <arrow/csv/api.h>
 #include <arrow/io/interfaces.h>
 
+#include <algorithm>
+#include <cstring>
 #include <exception>
 
 #include "byte_stream.h"
@@ -16,11 +18,61 @@ namespace {
 
 constexpr int32_t kBlockBytes = 1 << 22;  // Arrow's parse unit; a longer row spans blocks
 
+char delimiter(const CorpusFile& file) { return file.format == FileFormat::tsv ? '\t' : ','; }
+
+// Whether the bytes end inside a quoted field, and on which line that field opened. Arrow's
+// reader takes everything after an unclosed quote as one field, silently; this follows the
+// grammar it parses (a quote opens a field only at the field's start, "" inside stands for a
+// quote) to refuse such a file by the line of its quote.
+class QuoteTracker {
+ public:
+  explicit QuoteTracker(char delimiter) : delimiter_(delimiter) {}
+
+  void scan(const char* data, size_t size) {
+    const char* end = data + size;
+    while (data < end) {
+      if (quoted_) {  // skip to the closing quote, counting the lines inside the field
+        const char* quote = static_cast<const char*>(std::memchr(data, '"', end - data));
+        const char* stop = quote ? quote : end;
+        line_ += std::count(data, stop, '\n');
+        if (!quote) return;
+        quoted_ = false;
+        after_quote_ = true;
+        data = quote + 1;
+        continue;
+      }
+      const char c = *data++;
+      if (c == '"' && (field_start_ || after_quote_)) {  // opens a field, or "" inside one
+        if (field_start_) open_line_ = line_;
+        quoted_ = true;
+        field_start_ = after_quote_ = false;
+        continue;
+      }
+      if (c == '\n') ++line_;
+      after_quote_ = false;
+      field_start_ = c == delimiter_ || c == '\n' || c == '\r';
+    }
+  }
+
+  bool unclosed() const { return quoted_; }
+  int64_t open_line() const { return open_line_; }
+
+ private:
+  char delimiter_;
+  bool quoted_ = false;
+  bool field_start_ = true;
+  bool after_quote_ = false;
+  int64_t line_ = 1;
+  int64_t open_line_ = 0;
+};
+
 // Our decompressed bytes as an Arrow input stream. A DataError of the stream (damaged gzip
 // or zstd) is kept and rethrown as it was, rather than as Arrow's copy of its text.
 class ByteStreamInput final : public arrow::io::InputStream {
  public:
-  ByteStreamInput(const CorpusFile& file) : stream_(open_byte_stream(file)) {}
+  explicit ByteStreamInput(const CorpusFile& file)
+      : file_(file), stream_(open_byte_stream(file)),
+        quotes_(delimiter(file)) {}
 
   arrow::Status Close() override {
     closed_ = true;
@@ -35,7 +87,12 @@ class ByteStreamInput final : public arrow::io::InputStream {
       while (done < size) {
         const size_t n = stream_->read(static_cast<char*>(out) + done, static_cast<size_t>(size - done));
         if (n == 0) break;
+        quotes_.scan(static_cast<const char*>(out) + done, n);
         done += static_cast<int64_t>(n);
+      }
+      if (done < size && quotes_.unclosed()) {
+        throw DataError(file_.path + ":" + std::to_string(quotes_.open_line()) +
+                        ": a quoted field opens on this line and never closes");
       }
     } catch (const DataError&) {
       error_ = std::current_exception();
@@ -58,7 +115,9 @@ class ByteStreamInput final : public arrow::io::InputStream {
   }
 
  private:
+  CorpusFile file_;
   std::unique_ptr<ByteStream> stream_;
+  QuoteTracker quotes_;
   int64_t position_ = 0;
   bool closed_ = false;
   std::exception_ptr error_;
@@ -72,7 +131,7 @@ class CsvBatches final : public TableBatches {
     read.use_threads = false;
     read.block_size = kBlockBytes;
     auto parse = arrow::csv::ParseOptions::Defaults();
-    parse.delimiter = file.format == FileFormat::tsv ? '\t' : ',';
+    parse.delimiter = delimiter(file);
     parse.newlines_in_values = true;
     auto convert = arrow::csv::ConvertOptions::Defaults();
     convert.include_columns = {column};
