@@ -1,0 +1,117 @@
+// The streaming path over the test corpus as its producers wrote it in each format
+// (tests/fixtures/produce_corpora.py): the same sequences as train.txt gives, and a resume in
+// the middle of a file of each format continues bit-exactly, on one rank or two, alone or in
+// a mixture.
+#include <gtest/gtest.h>
+
+#include "mlm/config/run_config.h"
+#include "mlm/data/mixture/mixture_source.h"
+#include "mlm/data/stream/streaming_dataset.h"
+#include "text/tokenizer_fixture.h"
+
+namespace mlm::data::corpus_formats_stream {
+namespace {
+
+using config::resolve_data_plan;
+using mlm::testing::corpus_path;
+using mlm::testing::fixture_tokenizer;
+using mlm::testing::produced_corpus_path;
+
+const char* const kFormats[] = {"train.parquet", "train_large.parquet", "train_dict.parquet",
+                                "train.arrow",   "train_saved",         "train.txt.zst",
+                                "train.jsonl.zst", "train.csv",         "train.tsv"};
+
+config::RunConfig formats_config(std::vector<std::string> train_files) {
+  config::RunConfig c;
+  c.data.train_files = std::move(train_files);
+  c.data.valid_files = {corpus_path("valid.txt")};
+  c.data.seq_len = 48;
+  c.data.shuffle_buffer = 16;
+  c.data.num_workers = 2;
+  c.data.prefetch_sequences = 8;
+  c.train.seed = 7;
+  return c;
+}
+
+std::vector<PackedSequence> take(SequenceSource& source, size_t n) {
+  std::vector<PackedSequence> out;
+  PackedSequence s;
+  while (out.size() < n && source.next(s)) out.push_back(s);
+  return out;
+}
+
+void expect_same(const std::vector<PackedSequence>& got, const std::vector<PackedSequence>& want,
+                 const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].ids, want[i].ids) << what << ": sequence " << i;
+    ASSERT_EQ(got[i].token_type_ids, want[i].token_type_ids) << what << ": sequence " << i;
+    ASSERT_EQ(got[i].sample_id, want[i].sample_id) << what << ": sequence " << i;
+  }
+}
+
+// One epoch: the next epoch's file order is shuffled, which a corpus of two files (the saved
+// dataset's shards) shows and one file does not.
+TEST(CorpusFormatsStream, EachFormatPacksTheSequencesOfTheTextFile) {
+  StreamingDataset text(resolve_data_plan(formats_config({corpus_path("train.txt")})),
+                        fixture_tokenizer(), Split::train);
+  std::vector<PackedSequence> want;
+  for (PackedSequence s; text.epoch() == 0 && text.next(s);) want.push_back(s);
+  want.pop_back();  // the first of the next epoch
+  ASSERT_GT(want.size(), 300u);
+  for (const char* name : kFormats) {
+    StreamingDataset ds(resolve_data_plan(formats_config({produced_corpus_path(name)})),
+                        fixture_tokenizer(), Split::train);
+    expect_same(take(ds, want.size()), want, name);
+  }
+}
+
+// Stop after n sequences, inside the file (about 900 sequences an epoch on one rank), save the
+// position through JSON, rebuild: the next sequences are the ones the uninterrupted run gives.
+TEST(CorpusFormatsStream, ResumesInTheMiddleOfEveryFormat) {
+  for (const char* name : kFormats) {
+    const auto c = formats_config({produced_corpus_path(name)});
+    for (int world : {1, 2}) {
+      const int rank = world - 1;
+      StreamingDataset full(resolve_data_plan(c, rank, world), fixture_tokenizer(), Split::train);
+      const auto reference = take(full, 400);
+      for (size_t n : {size_t{7}, size_t{333}}) {
+        StreamingDataset first(resolve_data_plan(c, rank, world), fixture_tokenizer(), Split::train);
+        take(first, n);
+        const auto json = first.position().to_json().dump();
+        StreamingDataset resumed(resolve_data_plan(c, rank, world), fixture_tokenizer(),
+                                 Split::train, DataPosition::from_json(nlohmann::json::parse(json)));
+        expect_same(take(resumed, 50),
+                    std::vector<PackedSequence>(reference.begin() + n, reference.begin() + n + 50),
+                    std::string(name) + ", world " + std::to_string(world) + ", after " +
+                        std::to_string(n) + ": " + json);
+      }
+    }
+  }
+}
+
+TEST(CorpusFormatsStream, AMixtureOfFormatsResumesExactly) {
+  auto c = formats_config({});
+  c.data.train_files.clear();
+  c.data.valid_fraction = 0.1;
+  c.data.sources = {{{produced_corpus_path("train.parquet")}, 0.5, ""},
+                    {{produced_corpus_path("train.jsonl.zst")}, 0.3, ""},
+                    {{produced_corpus_path("train.csv"), produced_corpus_path("train_saved")}, 0.2, ""}};
+  for (int world : {1, 3}) {
+    const int rank = world - 1;
+    MixtureSource reference(resolve_data_plan(c, rank, world), fixture_tokenizer(), Split::train);
+    const auto ref = take(reference, 330);
+    for (size_t stop : {size_t{1}, size_t{34}, size_t{140}, size_t{300}}) {
+      MixtureSource first(resolve_data_plan(c, rank, world), fixture_tokenizer(), Split::train);
+      take(first, stop);
+      const auto state = nlohmann::json::parse(first.resume_state().dump());
+      MixtureSource resumed(resolve_data_plan(c, rank, world), fixture_tokenizer(), Split::train,
+                            &state);
+      expect_same(take(resumed, 25), std::vector<PackedSequence>(ref.begin() + stop, ref.begin() + stop + 25),
+                  "world " + std::to_string(world) + ", after " + std::to_string(stop));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mlm::data::corpus_formats_stream
