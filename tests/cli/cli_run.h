@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -48,6 +49,19 @@ inline CliRun run_tool(const std::string& tool, const config::testing::TempDir& 
   run.out = slurp(out);
   run.err = slurp(err);
   return run;
+}
+
+/// stderr without its timestamped info and warning lines (logs of work done before an error):
+/// what is left of a refusal should be its one error line.
+inline std::vector<std::string> log_free_lines(const std::string& err) {
+  static const std::regex kLog(
+      R"(^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? (\x1b\[[0-9;]*m)?(info|warning)\b.*)");
+  std::vector<std::string> lines;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);) {
+    if (!std::regex_match(line, kLog)) lines.push_back(line);
+  }
+  return lines;
 }
 
 }  // namespace mlm::cli::testing

@@ -31,12 +31,7 @@ TEST(HubFileBoundsCli, ExportRefusesAConfigJsonPastTheMachinesMemory) {
                               {"--checkpoint", model.string(), "--output", (dir.path() / "out").string()},
                               /*in_dir=*/false);
   EXPECT_EQ(run.exit_code, 2) << run.err;
-  // stderr without its info lines (logs of work done before the refusal).
-  static const std::regex kInfo(R"(^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? (\x1b\[[0-9;]*m)?info\b.*)");
-  std::istringstream lines(run.err);
-  std::vector<std::string> errors;
-  for (std::string line; std::getline(lines, line);)
-    if (!std::regex_match(line, kInfo)) errors.push_back(line);
+  const auto errors = testing::log_free_lines(run.err);
   ASSERT_EQ(errors.size(), 1u) << run.err;
   EXPECT_NE(errors[0].find((model / "config.json").string()), std::string::npos) << errors[0];
   EXPECT_NE(errors[0].find("hidden_size 1073741824"), std::string::npos) << errors[0];

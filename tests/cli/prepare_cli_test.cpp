@@ -18,6 +18,7 @@ namespace mlm::cli::prepare_cli {
 namespace fs = std::filesystem;
 using config::testing::TempDir;
 using testing::CliRun;
+using testing::log_free_lines;
 using testing::run_tool;
 
 std::string fixture(const std::string& name) { return std::string(MLM_FIXTURES_DIR) + "/corpus/" + name; }
@@ -37,20 +38,9 @@ CliRun prepare(const TempDir& dir, std::vector<std::string> args) {
   return run_tool("mlm-data", dir, args, /*in_dir=*/true);
 }
 
-/// stderr without its info lines (logs of work done before an error).
-std::vector<std::string> non_info_lines(const std::string& err) {
-  static const std::regex kInfo(R"(^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? (\x1b\[[0-9;]*m)?info\b.*)");
-  std::vector<std::string> lines;
-  std::istringstream in(err);
-  for (std::string line; std::getline(in, line);) {
-    if (!std::regex_match(line, kInfo)) lines.push_back(line);
-  }
-  return lines;
-}
-
 void expect_one_error_line(const CliRun& run, const std::vector<std::string>& pieces) {
   EXPECT_EQ(run.exit_code, 2) << run.err;
-  const auto lines = non_info_lines(run.err);
+  const auto lines = log_free_lines(run.err);
   ASSERT_EQ(lines.size(), 1u) << run.err;
   EXPECT_EQ(lines[0].rfind("mlm-data: ", 0), 0u) << lines[0];
   for (const auto& piece : pieces) {
@@ -137,7 +127,7 @@ TEST(PrepareCli, VerifyPassesASoundStoreAndNamesADamagedTableWithExitCode2) {
   std::ofstream(table, std::ios::binary | std::ios::trunc) << bytes;
   const CliRun damaged = verify();
   EXPECT_EQ(damaged.exit_code, 2) << damaged.err;
-  const auto lines = non_info_lines(damaged.err);
+  const auto lines = log_free_lines(damaged.err);
   ASSERT_EQ(lines.size(), 1u) << damaged.err;
   EXPECT_NE(lines[0].find("mlm-data: data error: " + table.string() + ": "), std::string::npos) << lines[0];
   EXPECT_EQ(nlohmann::json::parse(damaged.out)["sound"], false) << damaged.out;

@@ -60,12 +60,7 @@ std::vector<std::string> run_args(const TempDir& dir, const fs::path& tokenizer,
 
 void expect_one_error_line(const CliRun& run, const std::string& tool, const std::vector<std::string>& pieces) {
   EXPECT_EQ(run.exit_code, 2) << run.err;
-  static const std::regex kInfo(R"(^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? (\x1b\[[0-9;]*m)?(info|warning)\b.*)");
-  std::istringstream in(run.err);
-  std::vector<std::string> errors;
-  for (std::string line; std::getline(in, line);) {
-    if (!std::regex_match(line, kInfo)) errors.push_back(line);
-  }
+  const auto errors = testing::log_free_lines(run.err);
   ASSERT_EQ(errors.size(), 1u) << run.err;
   EXPECT_EQ(errors[0].rfind(tool + ": data error: ", 0), 0u) << errors[0];
   for (const auto& piece : pieces) {
