@@ -36,8 +36,9 @@ text::ReaderCounters DocumentStream::counters() const {
 }
 
 std::string describe_position(const text::CorpusFile* file, const StreamCursor& at) {
-  const std::string path = file ? file->path : "file #" + std::to_string(at.file_index);
-  return path + ":" + std::to_string(at.line) + " (byte " + std::to_string(at.offset) + ")";
+  if (!file) return "file #" + std::to_string(at.file_index) + ":" + std::to_string(at.line);
+  if (text::is_table(file->format)) return text::describe_place(*file, at.line);
+  return text::describe_place(*file, at.line) + " (byte " + std::to_string(at.offset) + ")";
 }
 
 StreamEvent DocumentStream::next(StreamDocument& doc) {

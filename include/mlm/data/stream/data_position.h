@@ -14,8 +14,9 @@ struct DataPosition {
   int64_t epoch = 0;          // passes over the split so far
   // The shuffle chunk being returned starts here:
   int64_t file_index = 0;     // index in the epoch's (seeded) file order
-  int64_t byte_offset = 0;    // uncompressed offset where reading resumes in that file
-  int64_t line = 1;           // the line at that offset (for messages)
+  int64_t byte_offset = 0;    // where reading resumes in that file: an uncompressed byte
+                              // offset, or for a table (Parquet, Arrow, CSV) a row
+  int64_t line = 1;           // the line (table: 1-based row) there, for messages
   int64_t doc_index = 0;      // documents of the split before that offset in this epoch
   int64_t token_offset = 0;   // tokens of the first document read there already packed
   int64_t chunk_index = 0;    // shuffle chunk number in the epoch (seeds its permutation)
