@@ -6,7 +6,9 @@
 #   stream     mlm-data --bench on the streaming path (read + tokenize + pack + mask), a fixed
 #              number of seconds: tokens/s, peak RSS
 # and the ratio of each to plain text's, measured in the same run. Formats alternate, ROUNDS
-# times (2), and the best of each is kept, since the host is shared.
+# times (2), and the best of each is kept, since the host is shared. Tokens per CPU-second
+# (user + system time of the process) are printed too: on a host other work also loads they
+# compare the formats' cost where wall-clock rates mostly measure the neighbours.
 #   scripts/bench_corpus_formats.sh [BUILD_DIR]   (SIZE_MB=200, WORK_DIR=/tmp/mlm_formats,
 #   THREADS=nproc, STREAM_SECONDS=15, ROUNDS=2)
 set -euo pipefail
@@ -57,12 +59,15 @@ for ((round = 1; round <= rounds; round++)); do
     /usr/bin/time -v "$mlm_data" prepare --config "$work/config.yaml" --threads "$threads" \
         2> "$work/prepare.time" > "$work/prepare.json"
     rss_kb=$(awk -F': ' '/Maximum resident/ {print $2}' "$work/prepare.time")
+    prepare_cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$work/prepare.time")
     config "$f" ""
-    "$mlm_data" --config "$work/config.yaml" --bench --bench-seconds "$seconds" \
-        2>/dev/null > "$work/stream.json"
-    "$python" - "$f" "$round" "$rss_kb" "$work" >> "$work/results.jsonl" <<'PY'
+    /usr/bin/time -v "$mlm_data" --config "$work/config.yaml" --bench --bench-seconds "$seconds" \
+        2> "$work/stream.time" > "$work/stream.json"
+    stream_cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$work/stream.time")
+    "$python" - "$f" "$round" "$rss_kb" "$work" "$prepare_cpu" "$stream_cpu" >> "$work/results.jsonl" <<'PY'
 import json, os, sys
 name, round_, rss_kb, work = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+prepare_cpu, stream_cpu = float(sys.argv[5]), float(sys.argv[6])
 p = json.load(open(os.path.join(work, "prepare.json")))
 s = json.load(open(os.path.join(work, "stream.json")))
 path = os.path.join(work, "corpus", name)
@@ -71,7 +76,9 @@ size = (sum(os.path.getsize(os.path.join(path, f)) for f in os.listdir(path))
 print(json.dumps({"format": name, "round": round_, "file_mb": size / 1e6,
                   "prepare_text_mb_per_s": p["mb_per_s"], "prepare_tokens_per_s": p["tokens_per_s"],
                   "prepare_tokens": p["tokens"], "prepare_peak_rss_mb": rss_kb / 1024,
-                  "stream_tokens_per_s": s["tokens_per_s"], "stream_peak_rss_mb": s["peak_rss_bytes"] / 1e6}))
+                  "prepare_tokens_per_cpu_s": p["tokens"] / prepare_cpu,
+                  "stream_tokens_per_s": s["tokens_per_s"], "stream_peak_rss_mb": s["peak_rss_bytes"] / 1e6,
+                  "stream_tokens_per_cpu_s": s["tokens"] / stream_cpu}))
 PY
     tail -n 1 "$work/results.jsonl"
   done
@@ -83,18 +90,23 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 best = {}
 for r in rows:
     b = best.setdefault(r["format"], dict(r))
-    for k in ("prepare_tokens_per_s", "stream_tokens_per_s", "prepare_text_mb_per_s"):
+    for k in ("prepare_tokens_per_s", "stream_tokens_per_s", "prepare_text_mb_per_s",
+              "prepare_tokens_per_cpu_s", "stream_tokens_per_cpu_s"):
         b[k] = max(b[k], r[k])
     for k in ("prepare_peak_rss_mb", "stream_peak_rss_mb"):
         b[k] = max(b[k], r[k])
 text = best["train.txt"]
 print(f"\nbest of {max(r['round'] for r in rows)} rounds, {sys.argv[2]} threads; ratios against train.txt")
-print(f"{'format':<16}{'file MB':>9}{'prepare MB/s':>14}{'tokens/s':>12}{'ratio':>7}{'RSS MB':>8}"
-      f"{'stream tok/s':>14}{'ratio':>7}{'RSS MB':>8}")
+print(f"{'':<16}{'':>9}{'prepare':->38}{'':<4}{'stream':->29}")
+print(f"{'format':<16}{'file MB':>9}{'in MB/s':>9}{'tokens/s':>12}{'ratio':>7}{'/CPU-s':>7}{'RSS MB':>7}"
+      f"{'tokens/s':>12}{'ratio':>7}{'/CPU-s':>7}{'RSS MB':>7}")
 for name, b in best.items():
     assert b["prepare_tokens"] == text["prepare_tokens"], f"{name}: another token count"
-    print(f"{name:<16}{b['file_mb']:>9.1f}{b['prepare_text_mb_per_s']:>14.1f}"
-          f"{b['prepare_tokens_per_s']:>12,.0f}{b['prepare_tokens_per_s'] / text['prepare_tokens_per_s']:>7.2f}"
-          f"{b['prepare_peak_rss_mb']:>8.0f}{b['stream_tokens_per_s']:>14,.0f}"
-          f"{b['stream_tokens_per_s'] / text['stream_tokens_per_s']:>7.2f}{b['stream_peak_rss_mb']:>8.0f}")
+    ratio = lambda k: b[k] / text[k]
+    print(f"{name:<16}{b['file_mb']:>9.1f}{b['prepare_text_mb_per_s']:>9.1f}"
+          f"{b['prepare_tokens_per_s']:>12,.0f}{ratio('prepare_tokens_per_s'):>7.2f}"
+          f"{ratio('prepare_tokens_per_cpu_s'):>7.2f}{b['prepare_peak_rss_mb']:>7.0f}"
+          f"{b['stream_tokens_per_s']:>12,.0f}{ratio('stream_tokens_per_s'):>7.2f}"
+          f"{ratio('stream_tokens_per_cpu_s'):>7.2f}{b['stream_peak_rss_mb']:>7.0f}")
+print("ratio: tokens/s against train.txt's; /CPU-s: tokens per CPU-second against train.txt's")
 PY
