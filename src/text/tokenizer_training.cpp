@@ -269,6 +269,20 @@ void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<s
                           ", not trained; mlm-tokenizer trains unigram, bpe, wordpiece and byte_level_bpe",
                       "tokenizer.type");
   }
+  // Training replaces tokenizer.model: a directory for the tokenizer.json kinds, a file for
+  // sentencepiece. The other kind of thing at that path is not ours to replace.
+  const bool writes_directory = trains_tokenizer_json(config.type);
+  std::error_code error;
+  const auto status = std::filesystem::status(config.model, error);
+  if (std::filesystem::exists(status) && std::filesystem::is_directory(status) != writes_directory) {
+    throw ConfigError("tokenizer.model: '" + config.model + "' is a " +
+                          (writes_directory ? "file" : "directory") + "; tokenizer.type " +
+                          std::string(config::to_string(config.type)) + " trains " +
+                          (writes_directory ? "a directory of tokenizer.json files"
+                                            : "a sentencepiece model file") +
+                          " there: name another path",
+                      "tokenizer.model");
+  }
   auto corpus = resolve_corpus(files, read, config.training_files.empty() ? "data.train_files"
                                                                           : "tokenizer.training_files");
   if (trains_tokenizer_json(config.type)) {

@@ -179,4 +179,23 @@ TEST(TokenizerJsonTraining, AnEmptyCorpusIsADataError) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(TokenizerJsonTraining, AFileWhereTheDirectoryGoesIsRefusedBeforeTraining) {
+  const auto dir = testing::make_temp_dir("file_train");
+  std::ofstream(dir / "plain") << "not a tokenizer\n";
+  const auto corpus = testing::corpus_path("train.txt");
+  for (auto type : {config::TokenizerType::byte_level_bpe, config::TokenizerType::wordpiece}) {
+    try {
+      Tokenizer::train(trained_config(type, (dir / "plain").string()), {corpus});
+      ADD_FAILURE() << "expected a ConfigError";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("is a file"), std::string::npos) << e.what();
+    }
+  }
+  // And a directory where a sentencepiece model file goes.
+  auto spm = trained_config(config::TokenizerType::unigram, dir.string());
+  EXPECT_THROW(Tokenizer::train(spm, {corpus}), ConfigError);
+  EXPECT_EQ(testing::read_text(dir / "plain"), "not a tokenizer\n");
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace mlm::text::bpe_trainer_test
