@@ -7,6 +7,7 @@
 
 #include "cli/common/cli_app.h"
 #include "cli/common/libtorch_runtime.h"
+#include "mlm/train/loop/collapse_watch.h"
 #include "mlm/train/tools/commands.h"
 #include "mlm/util/errors.h"
 
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
         const auto& result = evaluated.result;
         if (json) {
           auto out = result.to_json();
+          out.update(mlm::train::collapse_report(result));
           if (evaluated.step) out["step"] = *evaluated.step;
           std::cout << out.dump() << std::endl;
         } else {
@@ -65,6 +67,18 @@ int main(int argc, char** argv) {
                       << fmt::format("{:.4f}", r.generator_accuracy(static_cast<double>(result.num_masked)))
                       << " of masked positions\n";
           }
+          // The collapse signs training warns of (mlm/train/loop/collapse_watch.h).
+          std::string signs;
+          if (const auto cls = result.rtd ? mlm::train::one_class(result.rtd_counts, static_cast<double>(result.tokens))
+                                          : std::nullopt) {
+            signs = "the discriminator calls every token " + *cls;
+          }
+          if (mlm::train::at_unigram_baseline(result)) {
+            signs += (signs.empty() ? "" : "; ") +
+                     fmt::format("masked accuracy at the unigram baseline (below {}x)",
+                                 mlm::train::kUnigramBaselineMargin);
+          }
+          std::cout << "collapse          " << (signs.empty() ? "none seen" : signs) << "\n";
         }
         return mlm::kExitOk;
       },

@@ -117,6 +117,28 @@ TEST(ProducedCorpusTables, ANamedColumnOtherThanText) {
   EXPECT_EQ(docs[0].text, "row 0, \"quoted\"\nnext line");
 }
 
+TEST(ProducedCorpusTables, ACsvRowLongerThanArrowsParseBlock) {
+  const auto dir = mlm::testing::make_temp_dir("long_csv_row");
+  std::string long_text;
+  while (long_text.size() < (size_t{5} << 20)) long_text += "a long cell, \"quoted\" words\n";
+  std::string quoted;
+  for (char c : long_text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  const auto path = (dir / "long.csv").string();
+  std::ofstream(path) << "id,text\n1,short\n2,\"" << quoted << "\"\n3,\"after\nit\"\n";
+  const auto files = resolve_corpus({path}, {}, "k");
+  const auto docs = read_file(files[0]);
+  ASSERT_EQ(docs.size(), 3u);
+  EXPECT_EQ(docs[0].text, "short");
+  EXPECT_EQ(docs[1].text, long_text);
+  EXPECT_EQ(docs[2].text, "after\nit");
+  EXPECT_EQ(docs[2].offset, 2);
+  DocumentReader from_last(files[0], {}, docs[2].offset, docs[2].line);
+  Document d;
+  ASSERT_TRUE(from_last.next(d));
+  EXPECT_EQ(d.text, "after\nit");
+  std::filesystem::remove_all(dir);
+}
+
 // One message naming the file (and what is wrong), at resolve time or on the first read.
 std::string first_error(const std::string& path, const ReadOptions& options = {}) {
   try {

@@ -10,13 +10,20 @@
 #include <exception>
 
 #include "byte_stream.h"
+#include "mlm/text/corpus/document_reader.h"
 #include "mlm/util/errors.h"
 #include "table_batches.h"
 
 namespace mlm::text {
 namespace {
 
-constexpr int32_t kBlockBytes = 1 << 22;  // Arrow's parse unit; a longer row spans blocks
+// Arrow's parse unit. Arrow cannot parse a row longer than its block: the reader then starts
+// again with a block kBlockGrowth times larger (up to kMaxBlockBytes, past the cell bound) and
+// skips the rows it already gave. Larger blocks cost memory for every file (4 MiB: ~230 MB peak
+// RSS where 1 MiB gives ~100 MB, as Arrow holds several blocks in flight).
+constexpr int32_t kBlockBytes = 1 << 20;
+constexpr int32_t kBlockGrowth = 4;
+constexpr int64_t kMaxBlockBytes = 2 * static_cast<int64_t>(kMaxJsonlRecordBytes);
 
 char delimiter(const CorpusFile& file) { return file.format == FileFormat::tsv ? '\t' : ','; }
 
@@ -125,55 +132,88 @@ class ByteStreamInput final : public arrow::io::InputStream {
 
 class CsvBatches final : public TableBatches {
  public:
-  CsvBatches(const CorpusFile& file, const std::string& column)
-      : file_(file), input_(std::make_shared<ByteStreamInput>(file)) {
-    auto read = arrow::csv::ReadOptions::Defaults();
-    read.use_threads = false;
-    read.block_size = kBlockBytes;
-    auto parse = arrow::csv::ParseOptions::Defaults();
-    parse.delimiter = delimiter(file);
-    parse.newlines_in_values = true;
-    auto convert = arrow::csv::ConvertOptions::Defaults();
-    convert.include_columns = {column};
-    convert.column_types[column] = arrow::utf8();
-    convert.strings_can_be_null = false;  // an empty cell is no document either way
-    auto reader = arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), input_, read,
-                                                    parse, convert);
-    if (!reader.ok()) {
-      input_->rethrow_stream_error();
-      refuse_missing_column(column, read, parse);
-      throw_arrow_error(file, reader.status());
-    }
-    reader_ = *std::move(reader);
+  CsvBatches(const CorpusFile& file, const std::string& column) : file_(file), column_(column) {
+    open(kBlockBytes);
   }
 
   std::shared_ptr<arrow::Array> next() override {
-    std::shared_ptr<arrow::RecordBatch> batch;
-    const auto status = reader_->ReadNext(&batch);
-    if (!status.ok()) {
-      input_->rethrow_stream_error();
-      throw_arrow_error(file_, status);
+    for (;;) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      const auto status = reader_->ReadNext(&batch);
+      if (!status.ok()) {
+        input_->rethrow_stream_error();
+        if (row_longer_than_block(status) && block_bytes_ < kMaxBlockBytes) {
+          open(std::min<int64_t>(kMaxBlockBytes, int64_t{block_bytes_} * kBlockGrowth));
+          continue;
+        }
+        throw_arrow_error(file_, status);
+      }
+      if (!batch) return nullptr;
+      const int64_t rows = batch->num_rows();
+      if (skip_rows_ >= rows) {  // given before the reader started again
+        skip_rows_ -= rows;
+        continue;
+      }
+      auto column = batch->column(0)->Slice(skip_rows_);
+      skip_rows_ = 0;
+      rows_given_ += column->length();
+      return column;
     }
-    return batch ? batch->column(0) : nullptr;
   }
 
   int64_t first_row() const override { return 0; }
   int64_t input_offset() const override { return input_->input_offset(); }
 
  private:
+  static bool row_longer_than_block(const arrow::Status& status) {
+    return status.message().find("straddling object straddles two block boundaries") != std::string::npos;
+  }
+
+  // A reader from the file's start with blocks of `block_bytes`, skipping the rows given so far.
+  void open(int64_t block_bytes) {
+    block_bytes_ = static_cast<int32_t>(block_bytes);
+    skip_rows_ = rows_given_;
+    input_ = std::make_shared<ByteStreamInput>(file_);
+    auto read = arrow::csv::ReadOptions::Defaults();
+    read.use_threads = false;
+    read.block_size = block_bytes_;
+    auto parse = arrow::csv::ParseOptions::Defaults();
+    parse.delimiter = delimiter(file_);
+    parse.newlines_in_values = true;
+    auto convert = arrow::csv::ConvertOptions::Defaults();
+    convert.include_columns = {column_};
+    convert.column_types[column_] = arrow::utf8();
+    convert.strings_can_be_null = false;  // an empty cell is no document either way
+    auto reader = arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), input_, read,
+                                                    parse, convert);
+    if (!reader.ok()) {
+      input_->rethrow_stream_error();
+      if (row_longer_than_block(reader.status()) && block_bytes_ < kMaxBlockBytes) {
+        return open(std::min<int64_t>(kMaxBlockBytes, block_bytes * kBlockGrowth));
+      }
+      refuse_missing_column(read, parse);
+      throw_arrow_error(file_, reader.status());
+    }
+    reader_ = *std::move(reader);
+  }
+
   // Arrow refuses a missing include_columns entry without naming the columns that are there:
   // read the header again, with nothing converted, to name them.
-  void refuse_missing_column(const std::string& column, const arrow::csv::ReadOptions& read,
+  void refuse_missing_column(const arrow::csv::ReadOptions& read,
                              const arrow::csv::ParseOptions& parse) const {
     auto header = arrow::csv::StreamingReader::Make(
         arrow::io::default_io_context(), std::make_shared<ByteStreamInput>(file_), read, parse,
         arrow::csv::ConvertOptions::Defaults());
-    if (header.ok()) text_column_index(file_, *(*header)->schema(), column);
+    if (header.ok()) text_column_index(file_, *(*header)->schema(), column_);
   }
 
   CorpusFile file_;
+  std::string column_;
   std::shared_ptr<ByteStreamInput> input_;
   std::shared_ptr<arrow::csv::StreamingReader> reader_;
+  int32_t block_bytes_ = kBlockBytes;
+  int64_t rows_given_ = 0;  // rows returned by next(), across restarts
+  int64_t skip_rows_ = 0;   // rows the current reader still has to pass over
 };
 
 }  // namespace

@@ -82,6 +82,8 @@ MetricsWindow::Row MetricsWindow::close(const StepStats& last, const TrainerStat
   if (rtd_weight_ > 0) {  // the generator's MLM loss apart from the joint loss
     row.json["mlm_loss"] = mlm_loss;
     row.json.update(rtd_.to_json(tokens, masked));
+    row.rtd = rtd_;
+    row.rtd_tokens = tokens;
     rtd_line = fmt::format(" | gen loss {:.4f} | rtd loss {:.4f} acc {:.4f} f1 {:.4f}", mlm_loss, rtd_.loss(tokens),
                            rtd_.accuracy(tokens), rtd_.f1());
   }

@@ -10,7 +10,8 @@ namespace mlm::train {
 RunLog::RunLog(const config::RunConfig& config, bool is_main, std::optional<int64_t> resumed_step)
     : config_(config),
       is_main_(is_main),
-      progress_(is_main && progress_bar_wanted(config.logging.progress_bar)) {
+      progress_(is_main && progress_bar_wanted(config.logging.progress_bar)),
+      collapse_(config.schedule.warmup_steps_for(config.train.max_steps)) {
   if (is_main_) {
     metrics_ = std::make_unique<MetricsLog>(
         std::filesystem::path(config.train.output_dir) / "metrics.jsonl", resumed_step);
@@ -35,6 +36,9 @@ void RunLog::stepped(const StepStats& stats, const TrainerState& state, bool clo
   write_row(row.json);
   progress_.clear();
   log::info("train", "{}", row.line);
+  if (row.rtd) {
+    if (const auto warning = collapse_.window(*row.rtd, row.rtd_tokens, state.step)) log::warn("train", "{}", *warning);
+  }
 }
 
 void RunLog::paused(double seconds) {
@@ -90,6 +94,7 @@ void RunLog::evaluated(const EvalResult& result, const TrainerState& state) {
               state.step, r.loss(tokens), r.accuracy(tokens), r.precision(), r.recall(), r.f1(),
               r.generator_accuracy(masked));
   }
+  if (const auto warning = collapse_.evaluated(result, state.step)) log::warn("eval", "{}", *warning);
 }
 
 void RunLog::checkpointed(const std::filesystem::path& dir, double seconds) {

@@ -3,6 +3,7 @@
 // skipped steps leave no loss behind), this run's clock and the time left.
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 
 #include "mlm/config/run_config.h"
@@ -41,6 +42,8 @@ class MetricsWindow {
   struct Row {
     nlohmann::json json;
     std::string line;
+    std::optional<RtdCounts> rtd;  // objective rtd: the discriminator's counts over
+    double rtd_tokens = 0;         //   rtd_tokens scored tokens
   };
   Row close(const StepStats& last, const TrainerState& state);
 

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "mlm/config/run_config.h"
+#include "mlm/train/loop/collapse_watch.h"
 #include "mlm/train/loop/run_phase.h"
 #include "mlm/train/loop/run_reporter.h"
 #include "mlm/train/run/metrics_log.h"
@@ -49,6 +50,7 @@ class RunLog : public RunReporter {
   ProgressLine progress_;
   std::optional<MetricsWindow> window_;  // from started()
   std::string phase_name_;               // "" in an unphased run
+  CollapseWatch collapse_;
 };
 
 }  // namespace mlm::train
