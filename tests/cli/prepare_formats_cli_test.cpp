@@ -77,4 +77,34 @@ TEST(PrepareFormatsCli, ADamagedFileIsOneDataErrorLineAndNoStore) {
   }
 }
 
+// mlm-train checks every file of its corpus (signature, a table's text column) before it
+// writes into its run directory: a damaged file leaves the directory without config.yaml or
+// metrics.jsonl.
+TEST(PrepareFormatsCli, TrainingOnADamagedFileWritesNothingIntoTheRunDirectory) {
+  TempDir dir;
+  // The tokenizer first, trained by mlm-data prepare on the good corpus.
+  ASSERT_EQ(prepare(dir, "store", std::string(MLM_FIXTURES_DIR) + "/corpus/train.txt").exit_code, 0);
+  for (const char* name : {"bad/no_text_column.parquet", "bad/int_text.parquet", "bad/truncated.parquet",
+                           "bad/cut.jsonl.zst", "bad/jsonl_named.parquet"}) {
+    const auto run_dir = dir.path() / ("run_" + std::to_string(std::hash<std::string>{}(name)));
+    const CliRun run = run_tool(
+        "mlm-train", dir,
+        {"--config", std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml",
+         "--set", "tokenizer.model=" + (dir.path() / "spm.model").string(),
+         "--set", "tokenizer.vocab_size=200",
+         "--set", "data.train_files=[" + produced(name) + "]",
+         "--set", "data.valid_files=[" + std::string(MLM_FIXTURES_DIR) + "/corpus/valid.txt]",
+         "--set", "train.output_dir=" + run_dir.string(), "--set", "train.max_steps=4",
+         "--set", "train.threads=1", "--set", "logging.progress_bar=off"},
+        /*in_dir=*/true);
+    EXPECT_EQ(run.exit_code, 2) << name << ": " << run.err;
+    const auto errors = testing::log_free_lines(run.err);
+    ASSERT_EQ(errors.size(), 1u) << name << ": " << run.err;
+    EXPECT_EQ(errors[0].rfind("mlm-train: data error: data.train_files: ", 0), 0u) << errors[0];
+    EXPECT_NE(errors[0].find(produced(name)), std::string::npos) << errors[0];
+    EXPECT_FALSE(fs::exists(run_dir / "config.yaml")) << name;
+    EXPECT_FALSE(fs::exists(run_dir / "metrics.jsonl")) << name;
+  }
+}
+
 }  // namespace mlm::cli::prepare_formats_cli

@@ -12,6 +12,7 @@
 
 #include "byte_stream.h"
 #include "file_signature.h"
+#include "table_batches.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/fnv1a.h"
 #include "mlm/util/logging.h"
@@ -182,6 +183,13 @@ std::vector<CorpusFile> resolve_corpus(const std::vector<std::string>& patterns,
         }
         log::warn("data", "skipping binary file '{}' (NUL bytes in its first 64 KiB)", path);
         continue;
+      }
+    }
+    if (is_table(file.format)) {  // its text column, checked before a run writes anything
+      try {
+        open_table_batches(file, options.text_field, 0);
+      } catch (const DataError& e) {
+        throw DataError(key + ": " + e.what());
       }
     }
     files.push_back(std::move(file));

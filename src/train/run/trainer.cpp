@@ -53,11 +53,12 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
     position.reset();
   }
 
+  open_batches(position ? &*position : nullptr);
   if (comm_->is_main()) {  // the run lock made output_dir_
     write_file_durably(output_dir_ / "config.yaml", config::dump_config(config_));
   }
   log_ = std::make_unique<RunLog>(config_, comm_->is_main(), checkpoints_->resumed_step());
-  start_loop(position ? &*position : nullptr);
+  start_loop();
 }
 
 Trainer::~Trainer() = default;
@@ -82,8 +83,11 @@ void Trainer::enter_phase(RunPhase phase) {
   state_.phase_start_tokens = phase_.start_tokens;
 }
 
-void Trainer::start_loop(const nlohmann::json* position) {
+void Trainer::open_batches(const nlohmann::json* position) {
   batches_ = std::make_unique<masking::BatchStream>(plan_, *tokenizer_, data::Split::train, position);
+}
+
+void Trainer::start_loop() {
   log_->begin_phase(phase_, config::phase_count(config_));
   // The loop says when the probes are due; finetune/ says what they do.
   probes_ = std::make_unique<finetune::Probes>(phase_.config.eval.probes, model_->max_sequence_length());
@@ -117,7 +121,8 @@ int Trainer::run() {
       return code;
     }
     enter_phase(run_phase(config_, phase_.index + 1, state_.step, state_.tokens_seen));
-    start_loop(nullptr);
+    open_batches(nullptr);
+    start_loop();
   }
 }
 

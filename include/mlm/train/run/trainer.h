@@ -72,9 +72,11 @@ class Trainer {
   /// Builds what `phase` trains with (its data plan, step, schedules), taking the optimizer
   /// moments of the previous phase's step unless the phase resets them.
   void enter_phase(RunPhase phase);
-  /// The phase's train batches from `position` (a checkpoint's) or its start, its probes and
-  /// its loop.
-  void start_loop(const nlohmann::json* position);
+  /// The phase's train batches from `position` (a checkpoint's) or its start: the corpus
+  /// resolved and its files checked, so a bad corpus stops a run before it writes.
+  void open_batches(const nlohmann::json* position);
+  /// The phase's probes and loop over the batches open_batches() opened.
+  void start_loop();
   CheckpointContents contents();
 
   config::RunConfig config_;
