@@ -7,6 +7,7 @@
 #include "mlm/config/run_config.h"
 #include "mlm/data/mixture/mixture_source.h"
 #include "mlm/data/stream/streaming_dataset.h"
+#include "data/stream_config.h"
 #include "text/tokenizer_fixture.h"
 
 namespace mlm::data::corpus_formats_stream {
@@ -22,15 +23,7 @@ const char* const kFormats[] = {"train.parquet", "train_large.parquet", "train_d
                                 "train.jsonl.zst", "train.csv",         "train.tsv"};
 
 config::RunConfig formats_config(std::vector<std::string> train_files) {
-  config::RunConfig c;
-  c.data.train_files = std::move(train_files);
-  c.data.valid_files = {corpus_path("valid.txt")};
-  c.data.seq_len = 48;
-  c.data.shuffle_buffer = 16;
-  c.data.num_workers = 2;
-  c.data.prefetch_sequences = 8;
-  c.train.seed = 7;
-  return c;
+  return mlm::testing::small_stream_config(std::move(train_files));
 }
 
 std::vector<PackedSequence> take(SequenceSource& source, size_t n) {

@@ -12,6 +12,7 @@
 #include "mlm/data/stream/streaming_dataset.h"
 #include "mlm/text/corpus/sentence_split.h"
 #include "mlm/util/errors.h"
+#include "data/stream_config.h"
 #include "text/tokenizer_fixture.h"
 
 namespace mlm::data {
@@ -21,17 +22,7 @@ using mlm::testing::corpus_path;
 using mlm::testing::fixture_tokenizer;
 using config::resolve_data_plan;
 
-config::RunConfig base_config() {
-  config::RunConfig c;
-  c.data.train_files = {corpus_path("train.txt")};
-  c.data.valid_files = {corpus_path("valid.txt")};
-  c.data.seq_len = 48;
-  c.data.shuffle_buffer = 16;
-  c.data.num_workers = 2;
-  c.data.prefetch_sequences = 8;
-  c.train.seed = 7;
-  return c;
-}
+config::RunConfig base_config() { return mlm::testing::small_stream_config({corpus_path("train.txt")}); }
 
 std::vector<PackedSequence> take(StreamingDataset& ds, size_t n) {
   std::vector<PackedSequence> out;

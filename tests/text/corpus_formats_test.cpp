@@ -9,6 +9,7 @@
 
 #include "mlm/text/corpus/document_reader.h"
 #include "mlm/util/errors.h"
+#include "text/reader_restarts.h"
 #include "text/tokenizer_fixture.h"
 
 namespace mlm::text {
@@ -58,19 +59,7 @@ TEST_P(ProducedCorpus, RestartsAtAnyPositionItReported) {
     const auto all = read_file(file);
     ASSERT_GT(all.size(), 100u);
     for (size_t k : {size_t{1}, size_t{36}, size_t{37}, size_t{38}, size_t{101}, all.size() - 1}) {
-      SCOPED_TRACE(file.path + " from document " + std::to_string(k));
-      DocumentReader from_start(file, {}, all[k].offset, all[k].line);
-      DocumentReader from_end(file, {}, all[k - 1].end_offset, all[k - 1].end_line);
-      Document a, b;
-      for (size_t i = k; i < all.size(); ++i) {
-        ASSERT_TRUE(from_start.next(a));
-        ASSERT_TRUE(from_end.next(b));
-        ASSERT_EQ(a.text, all[i].text);
-        ASSERT_EQ(b.text, all[i].text);
-        ASSERT_EQ(a.offset, all[i].offset);
-        ASSERT_EQ(a.line, all[i].line);
-      }
-      EXPECT_FALSE(from_start.next(a));
+      mlm::testing::expect_restart_at(file, all, k);
     }
   }
 }

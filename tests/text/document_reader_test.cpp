@@ -7,6 +7,7 @@
 #include "mlm/text/corpus/document_reader.h"
 #include "mlm/text/utf8.h"
 #include "mlm/util/errors.h"
+#include "text/reader_restarts.h"
 #include "text/tokenizer_fixture.h"
 
 namespace mlm::text {
@@ -87,20 +88,8 @@ TEST(DocumentReader, RestartsAtAnyReportedOffset) {
   for (const char* name : {"train.txt", "docs.jsonl", "blocks.txt.gz"}) {
     const auto all = read_all(corpus_path(name));
     ASSERT_GT(all.size(), 20u);
-    for (size_t k : {size_t{1}, size_t{7}, all.size() - 1}) {
-      const CorpusFile file{corpus_path(name), detect_format(name, config::DataFormat::auto_detect)};
-      DocumentReader from_start(file, {}, all[k].offset, all[k].line);
-      DocumentReader from_end(file, {}, all[k - 1].end_offset, all[k - 1].end_line);
-      Document a, b;
-      for (size_t i = k; i < all.size(); ++i) {
-        ASSERT_TRUE(from_start.next(a));
-        ASSERT_TRUE(from_end.next(b));
-        EXPECT_EQ(a.text, all[i].text);
-        EXPECT_EQ(b.text, all[i].text);
-        EXPECT_EQ(a.line, all[i].line);
-      }
-      EXPECT_FALSE(from_start.next(a));
-    }
+    const CorpusFile file{corpus_path(name), detect_format(name, config::DataFormat::auto_detect)};
+    for (size_t k : {size_t{1}, size_t{7}, all.size() - 1}) mlm::testing::expect_restart_at(file, all, k);
   }
 }
 
