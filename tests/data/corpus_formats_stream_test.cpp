@@ -6,6 +6,7 @@
 
 #include "mlm/config/run_config.h"
 #include "mlm/data/mixture/mixture_source.h"
+#include "mlm/data/open_sequences.h"
 #include "mlm/data/stream/streaming_dataset.h"
 #include "data/stream_config.h"
 #include "text/tokenizer_fixture.h"
@@ -80,6 +81,33 @@ TEST(CorpusFormatsStream, ResumesInTheMiddleOfEveryFormat) {
                         std::to_string(n) + ": " + json);
       }
     }
+  }
+}
+
+// Two ranks stop at a step boundary inside the file; three continue from their positions and
+// deal the single stream's next sequences, as with text files.
+TEST(CorpusFormatsStream, AStepBoundaryInsideAFileContinuesOnAnotherWorldSize) {
+  for (const char* name : {"train.parquet", "train.jsonl.zst", "train.csv", "train_saved"}) {
+    const auto c = formats_config({produced_corpus_path(name)});
+    StreamingDataset single(resolve_data_plan(c), fixture_tokenizer(), Split::train);
+    const auto whole = take(single, 420);
+    std::vector<nlohmann::json> saved;
+    for (int rank = 0; rank < 2; ++rank) {
+      StreamingDataset ds(resolve_data_plan(c, rank, 2), fixture_tokenizer(), Split::train);
+      take(ds, 150);
+      saved.push_back(ds.resume_state());
+    }
+    std::vector<std::vector<PackedSequence>> ranks;
+    for (int rank = 0; rank < 3; ++rank) {
+      StreamingDataset ds(resolve_data_plan(c, rank, 3), fixture_tokenizer(), Split::train,
+                          DataPosition::from_json(reshard_position(saved, rank, 3)));
+      ranks.push_back(take(ds, 40));
+    }
+    std::vector<PackedSequence> dealt;
+    for (size_t i = 0; i < 40; ++i) {
+      for (const auto& r : ranks) dealt.push_back(r[i]);
+    }
+    expect_same(dealt, std::vector<PackedSequence>(whole.begin() + 300, whole.end()), name);
   }
 }
 
