@@ -187,8 +187,8 @@ std::vector<Rule> rules() {
          c.model.objective = Objective::sop;
        },
        "model.objective", {"model.objective (sop)", "DeBERTa", "set model.objective to mlm or rtd"}},
-      {"modernbert_with_rtd", [](RunConfig& c) {
-         c.model.architecture = Architecture::modernbert;
+      {"roberta_with_rtd", [](RunConfig& c) {
+         c.model.architecture = Architecture::roberta;
          c.model.objective = Objective::rtd;
        },
        "model.objective", {"model.objective (rtd)", "electra or deberta_v2"}},
