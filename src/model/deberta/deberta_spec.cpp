@@ -76,11 +76,31 @@ class DebertaV2Spec : public ArchitectureSpec {
   }
 
   void init_from(MaskedLm model, const std::string& dir, const std::vector<NewTokenRow>& new_tokens) const override {
-    if (model->has_rtd())
-      throw CheckpointError(dir + ": model.init_from of a DeBERTa generator and discriminator (model.objective rtd) "
-                            "is not implemented; start the pair from scratch, or continue the discriminator "
-                            "(" + (fs::path(dir) / "discriminator").string() + ") with objective mlm");
+    auto* pair = dynamic_cast<DebertaV2ForPreTrainingImpl*>(model.get());
+    if (is_deberta_pair_dir(dir)) {
+      if (!new_tokens.empty())
+        throw CheckpointError(dir + ": tokenizer.add_tokens does not grow a DeBERTa generator and discriminator "
+                              "pair; continue one network, or add the tokens before pretraining the pair");
+      if (!pair)
+        throw CheckpointError(dir + ": holds a DeBERTa generator and discriminator; continue the pair with "
+                              "model.objective rtd, or the generator with model.init_from " +
+                              (fs::path(dir) / "generator").string());
+      init_deberta_pair(*pair, dir);
+      return;
+    }
+    if (pair)
+      throw CheckpointError(dir + ": one network, but model.objective rtd continues a generator and its "
+                            "discriminator: a directory holding generator/ and discriminator/ (as mlm-export "
+                            "writes them)");
     ArchitectureSpec::init_from(model, dir, new_tokens);
+  }
+
+  bool owns_directory(const std::string& dir) const override { return is_deberta_pair_dir(dir); }
+  config::ModelConfig directory_config(const std::string& dir, config::ModelConfig base) const override {
+    return deberta_pair_config(dir, std::move(base));
+  }
+  std::string tokenizer_directory(const std::string& dir) const override {
+    return (fs::path(dir) / "discriminator").string();
   }
   ClassificationHead classification_head(MaskedLm encoder, bool per_sequence, int64_t num_labels) const override {
     return ClassificationHead(

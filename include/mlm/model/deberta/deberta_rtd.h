@@ -96,4 +96,20 @@ DebertaHfPair to_hf_pair(DebertaV2ForPreTrainingImpl& model);
 /// config.json, the weights as the hub's deberta-v3 checkpoints hold them); DIR must exist.
 void write_deberta_pair(DebertaV2ForPreTrainingImpl& model, const std::string& dir, WeightFormat format);
 
+// ---- such a directory read back (deberta_rtd_directory.cpp) ------------------------------------
+
+/// DIR/generator/config.json (model_type deberta-v2) and DIR/discriminator/config.json exist.
+bool is_deberta_pair_dir(const std::string& dir);
+
+/// The objective rtd config of a pair directory on top of `base`: the discriminator's shape, the
+/// generator ratios from the two widths and depths, the embedding sharing kept from `base`.
+/// CheckpointError naming the file for vocabularies that differ or a generator whose heads or
+/// intermediate size are not those mlm-train derives.
+config::ModelConfig deberta_pair_config(const std::string& dir, config::ModelConfig base);
+
+/// Loads a pair directory into `model`: one CheckpointError listing each shape difference, or
+/// naming the discriminator's tables that differ from the generator's (under gdes its token
+/// embeddings less the generator's are the delta).
+void init_deberta_pair(DebertaV2ForPreTrainingImpl& model, const std::string& dir);
+
 }  // namespace mlm::model
