@@ -47,7 +47,12 @@ config::ModelConfig deberta_pair_config(const std::string& dir, config::ModelCon
     throw CheckpointError(fmt::format("{}: vocab_size {} differs from the discriminator's {}; a generator and its "
                                       "discriminator share one vocabulary", generator_json, g.vocab_size, d.vocab_size));
   d.objective = config::Objective::rtd;
-  d.embedding_sharing = base.embedding_sharing;
+  // The export says how it shared the tables; a pair written elsewhere takes the run's.
+  const auto sharing = read_json_file(pair_network_dir(dir, "discriminator") + "/config.json")
+                           .value("embedding_sharing", std::string());
+  d.embedding_sharing = sharing == "gdes"     ? config::EmbeddingSharing::gdes
+                        : sharing == "shared" ? config::EmbeddingSharing::shared
+                                              : base.embedding_sharing;
   d.generator_hidden_ratio = static_cast<double>(g.hidden_size) / static_cast<double>(d.hidden_size);
   d.generator_layers_ratio = static_cast<double>(g.num_hidden_layers) / static_cast<double>(d.num_hidden_layers);
   const auto derived = config::generator_shape(d);

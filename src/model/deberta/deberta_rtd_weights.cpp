@@ -108,6 +108,8 @@ void write_deberta_pair(DebertaV2ForPreTrainingImpl& model, const std::string& d
   // transformers reads the hub's deberta-v3 checkpoints.
   auto discriminator_json = deberta_config_json(model);
   discriminator_json["architectures"] = {"DebertaV2Model"};
+  // How the tables were shared, for reading the pair back (transformers keeps unknown fields).
+  discriminator_json["embedding_sharing"] = model.gdes() ? "gdes" : "shared";
   write("discriminator", discriminator_json, pair.discriminator);
 }
 

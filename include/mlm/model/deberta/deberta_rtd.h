@@ -93,7 +93,8 @@ struct DebertaHfPair {
 DebertaHfPair to_hf_pair(DebertaV2ForPreTrainingImpl& model);
 
 /// Writes DIR/generator (DebertaV2ForMaskedLM) and DIR/discriminator (DebertaV2Model's
-/// config.json, the weights as the hub's deberta-v3 checkpoints hold them); DIR must exist.
+/// config.json with embedding_sharing added, the weights as the hub's deberta-v3 checkpoints
+/// hold them); DIR must exist.
 void write_deberta_pair(DebertaV2ForPreTrainingImpl& model, const std::string& dir, WeightFormat format);
 
 // ---- such a directory read back (deberta_rtd_directory.cpp) ------------------------------------
@@ -102,7 +103,8 @@ void write_deberta_pair(DebertaV2ForPreTrainingImpl& model, const std::string& d
 bool is_deberta_pair_dir(const std::string& dir);
 
 /// The objective rtd config of a pair directory on top of `base`: the discriminator's shape, the
-/// generator ratios from the two widths and depths, the embedding sharing kept from `base`.
+/// generator ratios from the two widths and depths, the embedding sharing the discriminator's
+/// config.json names (mlm-export writes it), else `base`'s.
 /// CheckpointError naming the file for vocabularies that differ or a generator whose heads or
 /// intermediate size are not those mlm-train derives.
 config::ModelConfig deberta_pair_config(const std::string& dir, config::ModelConfig base);
