@@ -139,10 +139,10 @@ void validate_roberta(const ModelConfig& model) {
 
 // The deberta_v2 keys; the bert keys it shares were checked by validate_model.
 void validate_deberta(const ModelConfig& model) {
-  if (model.objective != Objective::mlm) {
+  if (model.objective != Objective::mlm && model.objective != Objective::rtd) {
     fail("model.objective", std::string(to_string(model.objective)),
-         "is not trained with deberta_v2 yet (transformers' DebertaV2ForMaskedLM: mlm): set "
-         "model.objective to mlm");
+         "has no head in DeBERTa (transformers' DebertaV2ForMaskedLM, DeBERTa-v3's replaced-token "
+         "detection): set model.objective to mlm or rtd");
   }
   if (model.norm == NormPosition::pre) {
     fail("model.norm", "pre", "is not DeBERTa's (transformers' DebertaV2 is post-LN): set it to post");
@@ -171,44 +171,44 @@ void validate_deberta(const ModelConfig& model) {
 // The ELECTRA keys. Checked whatever the architecture, so that a typo fails before a switch.
 void validate_electra(const ModelConfig& model) {
   non_negative("model.embedding_size", static_cast<double>(model.embedding_size), " (0 = hidden_size)");
-  in_range("model.generator_hidden_ratio", model.generator_hidden_ratio, 0, End::open, 1, End::closed,
-           " (a generator wider than the discriminator makes the replaced tokens too hard to "
-           "tell: ELECTRA uses 1/4 to 1/3)");
-  in_range("model.generator_layers_ratio", model.generator_layers_ratio, 0, End::open, 1, End::closed,
-           " (the generator is no deeper than the discriminator)");
+  in_range("model.generator_hidden_ratio", model.generator_hidden_ratio, 0, End::closed, 1, End::closed,
+           " (0 = the architecture's; a generator wider than the discriminator makes the replaced "
+           "tokens too hard to tell: ELECTRA uses 1/4 to 1/3, DeBERTa-v3 1)");
+  in_range("model.generator_layers_ratio", model.generator_layers_ratio, 0, End::closed, 1, End::closed,
+           " (0 = the architecture's; the generator is no deeper than the discriminator)");
   positive("model.rtd_weight", model.rtd_weight, " (ELECTRA: 50)");
   positive("model.rtd_temperature", model.rtd_temperature, " (1 samples the generator's softmax)");
-  if (model.architecture != Architecture::electra) {
-    if (model.objective == Objective::rtd) {
-      fail("model.objective", "rtd",
-           "trains ELECTRA's generator and discriminator, BERT bodies behind an embedding "
-           "projection (transformers' Electra classes): set model.architecture to electra");
-    }
-    if (model.embedding_size != 0 && model.embedding_size != model.hidden_size &&
-        model.architecture != Architecture::deberta_v2) {
-      fail("model.embedding_size", number(model.embedding_size),
-           "differs from model.hidden_size, which only ELECTRA's embedding projection can "
-           "train: set it to 0 or model.architecture to electra");
-    }
-    return;
+  // The generator and discriminator pair: ELECTRA's (BERT layers) and DeBERTa-v3's.
+  if (model.objective == Objective::rtd && model.architecture != Architecture::electra &&
+      model.architecture != Architecture::deberta_v2) {
+    fail("model.objective", "rtd",
+         "trains a generator and a discriminator, which mlm-train builds for ELECTRA and DeBERTa-v3 "
+         "only: set model.architecture to electra or deberta_v2");
   }
-  if (trains_sentence_pairs(model.objective)) {
-    fail("model.objective", std::string(to_string(model.objective)),
-         "has no head in ELECTRA (transformers' Electra classes): set it to rtd or mlm");
-  }
-  if (model.norm == NormPosition::pre) {
-    fail("model.norm", "pre", "is not ELECTRA's (transformers' Electra is post-LN): set it to post");
+  if (model.architecture == Architecture::electra) {
+    if (trains_sentence_pairs(model.objective)) {
+      fail("model.objective", std::string(to_string(model.objective)),
+           "has no head in ELECTRA (transformers' Electra classes): set it to rtd or mlm");
+    }
+    if (model.norm == NormPosition::pre) {
+      fail("model.norm", "pre", "is not ELECTRA's (transformers' Electra is post-LN): set it to post");
+    }
+  } else if (model.embedding_size != 0 && model.embedding_size != model.hidden_size &&
+             model.architecture != Architecture::deberta_v2) {
+    fail("model.embedding_size", number(model.embedding_size),
+         "differs from model.hidden_size, which only ELECTRA's and DeBERTa's embedding projections "
+         "can train: set it to 0 or model.architecture to electra or deberta_v2");
   }
   if (model.objective != Objective::rtd) return;
   const auto g = generator_shape(model);
   if (g.hidden_size < 1 || g.num_hidden_layers < 1) {
     fail(g.hidden_size < 1 ? "model.generator_hidden_ratio" : "model.generator_layers_ratio",
-         number(g.hidden_size < 1 ? model.generator_hidden_ratio : model.generator_layers_ratio),
+         number(g.hidden_size < 1 ? generator_hidden_ratio(model) : generator_layers_ratio(model)),
          "leaves the generator with no " + std::string(g.hidden_size < 1 ? "width" : "layers") +
              " (" + number(model.hidden_size) + " x " + number(model.num_hidden_layers) + " discriminator)");
   }
   if (g.hidden_size % g.num_attention_heads != 0) {
-    fail("model.generator_hidden_ratio", number(model.generator_hidden_ratio),
+    fail("model.generator_hidden_ratio", number(generator_hidden_ratio(model)),
          "gives a generator width " + number(g.hidden_size) + " that its " +
              number(g.num_attention_heads) + " heads (one per 64) do not divide");
   }

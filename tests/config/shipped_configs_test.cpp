@@ -35,7 +35,7 @@ INSTANTIATE_TEST_SUITE_P(Configs, ShippedConfig,
                          ::testing::Values("base", "large", "mini", "tiny", "electra-mini", "electra-small",
                                            "electra-base", "roberta-base", "modernbert-base", "modernbert-mini",
                                            "deberta-v3-xsmall", "deberta-v3-small", "deberta-v3-base",
-                                           "deberta-v3-mini"));
+                                           "deberta-v3-mini", "deberta-v3-rtd-mini"));
 
 // The published DeBERTa-v3 shapes (microsoft/deberta-v3-*'s config.json).
 TEST(ShippedConfigs, DebertaV3ShapesArePublished) {

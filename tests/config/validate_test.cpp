@@ -182,11 +182,23 @@ std::vector<Rule> rules() {
          c.model.max_relative_positions = 100;
        },
        "model.position_buckets", {"model.position_buckets (256)", "max_relative_positions (100)"}},
-      {"deberta_with_rtd", [](RunConfig& c) {
+      {"deberta_with_sop", [](RunConfig& c) {
          c.model.architecture = Architecture::deberta_v2;
+         c.model.objective = Objective::sop;
+       },
+       "model.objective", {"model.objective (sop)", "DeBERTa", "set model.objective to mlm or rtd"}},
+      {"roberta_with_rtd", [](RunConfig& c) {
+         c.model.architecture = Architecture::roberta;
          c.model.objective = Objective::rtd;
        },
-       "model.objective", {"model.objective (rtd)", "deberta_v2", "set model.objective to mlm"}},
+       "model.objective", {"model.objective (rtd)", "electra or deberta_v2"}},
+      {"deberta_rtd_generator_without_layers", [](RunConfig& c) {
+         c.model.architecture = Architecture::deberta_v2;
+         c.model.objective = Objective::rtd;
+         c.model.num_hidden_layers = 1;
+         c.model.generator_layers_ratio = 0.4;
+       },
+       "model.generator_layers_ratio", {"model.generator_layers_ratio (0.4)", "no layers"}},
       {"deberta_pre_ln", [](RunConfig& c) {
          c.model.architecture = Architecture::deberta_v2;
          c.model.norm = NormPosition::pre;

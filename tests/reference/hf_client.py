@@ -45,6 +45,9 @@ object on stdout, which the C++ test compares with what mlm-train's own tools gi
   electra_reference DIR LAMBDA    the ELECTRA step of DIR/generator and DIR/discriminator (shared
                                   embeddings) on DIR/batch.safetensors: logits, losses and
                                   gradients in DIR/reference.safetensors
+  deberta_rtd_reference DIR LAMBDA SHARING
+                                  the same step for DeBERTa-v3's pair (DebertaV2ForMaskedLM,
+                                  DebertaV2Model + the RTD head), SHARING shared or gdes
 """
 import inspect
 import json
@@ -636,6 +639,126 @@ def electra_reference(directory, rtd_weight):
             "loss": loss.item(), "params": len(grads)}
 
 
+class DebertaRtdHead(torch.nn.Module):
+    """DeBERTa-v3's replaced-token-detection head as the public DeBERTa code describes it (the
+    hub's mask_predictions.*): LayerNorm(h + h[:, 0]), dense, the activation, classifier -> 1."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.dense = torch.nn.Linear(config.hidden_size, config.hidden_size)
+        self.LayerNorm = torch.nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
+        self.classifier = torch.nn.Linear(config.hidden_size, 1)
+        self.act = transformers.activations.ACT2FN[config.hidden_act]
+
+    def forward(self, hidden):
+        return self.classifier(self.act(self.dense(self.LayerNorm(hidden + hidden[:, :1])))).squeeze(-1)
+
+
+class GdesWords(torch.nn.Module):
+    """Gradient-disentangled embedding sharing: the generator's token vectors, no gradient back to
+    them, plus the discriminator's own delta (padding_idx's row gets none)."""
+
+    def __init__(self, generator_words, delta):
+        super().__init__()
+        object.__setattr__(self, "source", generator_words)  # not a submodule: not the discriminator's
+        self.delta = torch.nn.Parameter(delta)
+
+    def forward(self, ids):
+        return (torch.nn.functional.embedding(ids, self.source.weight.detach())
+                + torch.nn.functional.embedding(ids, self.delta, padding_idx=self.source.padding_idx))
+
+
+DEBERTA_TABLES = ("embeddings.word_embeddings.", "embeddings.position_embeddings.",
+                  "embeddings.token_type_embeddings.")
+
+
+def load_deberta_discriminator(directory):
+    """DIR as AutoModel reads it (DebertaV2Model; no missing key, nothing unexpected but the RTD
+    head's mask_predictions.*) and the head, read from the weights file itself."""
+    from safetensors.torch import load_file
+
+    config = quiet_config(directory, "eager")
+    if config.model_type != "deberta-v2":
+        fail(f"{directory}/config.json: model_type '{config.model_type}', expected deberta-v2")
+    model, info = transformers.AutoModel.from_pretrained(directory, config=config, dtype=torch.float32,
+                                                         output_loading_info=True)
+    unexpected = [k for k in info["unexpected_keys"] if not k.startswith("mask_predictions.")]
+    if info["missing_keys"] or unexpected or info["mismatched_keys"] or type(model) is not transformers.DebertaV2Model:
+        fail(f"{directory}: not a DebertaV2Model: {type(model).__name__}, missing {info['missing_keys']}, "
+             f"unexpected {unexpected}, mismatched {info['mismatched_keys']}")
+    head = DebertaRtdHead(config)
+    weights = load_file(f"{directory}/model.safetensors")
+    head.load_state_dict({k[len("mask_predictions."):]: v for k, v in weights.items()
+                          if k.startswith("mask_predictions.")})
+    return model, head
+
+
+def deberta_rtd_reference(directory, rtd_weight, sharing):
+    """electra_reference for DeBERTa-v3's pair: DIR/generator (DebertaV2ForMaskedLM) and
+    DIR/discriminator (DebertaV2Model and the RTD head), the discriminator reading the generator's
+    word, position and token-type tables (sharing shared: the same modules; gdes: the generator's
+    token vectors detached plus a delta, the discriminator's file less the generator's), its own
+    embed_proj and LayerNorm. Gradients as electra_reference names them (the discriminator's
+    deberta.* and mask_predictions.*, under gdes the delta as
+    discriminator.deberta.embeddings.word_embeddings_delta)."""
+    from safetensors.torch import load_file, save_file
+
+    config = quiet_config(f"{directory}/generator", "eager")
+    dropouts = {k: getattr(config, k) for k in ("hidden_dropout_prob", "attention_probs_dropout_prob")}
+    if any(dropouts.values()):
+        fail(f"{directory}/generator/config.json: the reference runs in train() mode, dropouts must be 0: {dropouts}")
+    generator = load_checked(transformers.DebertaV2ForMaskedLM, f"{directory}/generator", config, "eager",
+                             tied={"cls.predictions.decoder.weight", "cls.predictions.decoder.bias"})
+    discriminator, head = load_deberta_discriminator(f"{directory}/discriminator")
+    ours, theirs = generator.deberta.embeddings, discriminator.embeddings
+    for table in ("position_embeddings", "token_type_embeddings") + (("word_embeddings",) if sharing == "shared" else ()):
+        if getattr(ours, table) is None:
+            continue
+        if not torch.equal(getattr(ours, table).weight, getattr(theirs, table).weight):
+            fail(f"{directory}: the generator's and the discriminator's {table} differ: not a {sharing} pair")
+        setattr(theirs, table, getattr(ours, table))
+    if sharing == "gdes":
+        theirs.word_embeddings = GdesWords(ours.word_embeddings,
+                                           (theirs.word_embeddings.weight - ours.word_embeddings.weight).detach())
+
+    batch = load_file(f"{directory}/batch.safetensors")
+    ids, padding = batch["input_ids"], batch["attention_mask"]
+    types = batch.get("token_type_ids")
+    positions, labels, samples = batch["masked_positions"], batch["masked_labels"], batch["samples"]
+    count, tokens = positions.numel(), int(padding.sum())
+    original = ids.reshape(-1).index_put((positions,), labels).view_as(ids)
+    corrupted = ids.reshape(-1).index_put((positions,), samples).view_as(ids)
+    replaced = corrupted.ne(original).float()
+
+    for module in (generator, discriminator, head):
+        module.train()
+    logits = generator(input_ids=ids, attention_mask=padding, token_type_ids=types).logits
+    mlm_logits = logits.reshape(-1, logits.size(-1)).index_select(0, positions)
+    mlm_loss_sum = torch.nn.functional.cross_entropy(mlm_logits, labels, reduction="sum")
+    hidden = discriminator(input_ids=corrupted, attention_mask=padding, token_type_ids=types).last_hidden_state
+    rtd_logits = head(hidden)
+    rtd_loss_sum = torch.nn.functional.binary_cross_entropy_with_logits(
+        rtd_logits[padding.bool()], replaced[padding.bool()], reduction="sum")
+    loss = mlm_loss_sum / count + float(rtd_weight) * rtd_loss_sum / tokens
+    loss.backward()
+
+    out = {"mlm_logits": mlm_logits.detach(), "mlm_loss_sum": mlm_loss_sum.detach(),
+           "mlm_correct": (mlm_logits.argmax(-1) == labels).sum().to(torch.int64),
+           "rtd_logits": rtd_logits.detach(), "rtd_loss_sum": rtd_loss_sum.detach(), "replaced": replaced}
+    grads = [(f"generator.{name}", p) for name, p in generator.named_parameters()]  # tied: once
+    grads += [(f"discriminator.deberta.{name}", p) for name, p in discriminator.named_parameters()
+              if not name.startswith(DEBERTA_TABLES)]
+    grads += [(f"discriminator.mask_predictions.{name}", p) for name, p in head.named_parameters()]
+    if sharing == "gdes":
+        grads.append(("discriminator.deberta.embeddings.word_embeddings_delta", theirs.word_embeddings.delta))
+    for name, p in grads:
+        out[name] = p.grad if p.grad is not None else torch.zeros_like(p)
+    save_file({k: v.contiguous() for k, v in out.items()}, f"{directory}/reference.safetensors")
+    return {"masked": count, "tokens": tokens, "replaced": int(replaced.sum()),
+            "mlm_loss_sum": mlm_loss_sum.item(), "rtd_loss_sum": rtd_loss_sum.item(),
+            "loss": loss.item(), "params": len(grads)}
+
+
 def load_electra(directory, cls):
     """cls (ElectraForMaskedLM or ElectraForPreTraining) from DIR in fp32 with eager attention;
     key problems end the process as load_checked says."""
@@ -764,6 +887,8 @@ def main(argv):
         result = deberta_reference(*args)
     elif command == "electra_reference":
         result = electra_reference(*args)
+    elif command == "deberta_rtd_reference":
+        result = deberta_rtd_reference(*args)
     else:
         raise SystemExit(f"unknown command {command}")
     print(json.dumps(result))

@@ -7,15 +7,18 @@
 namespace mlm::model {
 namespace nn = torch::nn;
 
-DebertaV2EmbeddingsImpl::DebertaV2EmbeddingsImpl(const config::ModelConfig& c, int64_t padded_vocab, int64_t pad_id)
+DebertaV2EmbeddingsImpl::DebertaV2EmbeddingsImpl(const config::ModelConfig& c, int64_t padded_vocab, int64_t pad_id,
+                                                 bool own_tables)
     : dropout_(c.hidden_dropout_prob) {
   const int64_t e = config::electra_embedding_size(c);
-  word_embeddings =
-      register_module("word_embeddings", nn::Embedding(nn::EmbeddingOptions(padded_vocab, e).padding_idx(pad_id)));
-  if (c.position_biased_input)
-    position_embeddings = register_module("position_embeddings", nn::Embedding(c.max_position_embeddings, e));
-  if (c.type_vocab_size > 0)
-    token_type_embeddings = register_module("token_type_embeddings", nn::Embedding(c.type_vocab_size, e));
+  if (own_tables) {
+    word_embeddings = register_module("word_embeddings",
+                                      nn::Embedding(nn::EmbeddingOptions(padded_vocab, e).padding_idx(pad_id)));
+    if (c.position_biased_input)
+      position_embeddings = register_module("position_embeddings", nn::Embedding(c.max_position_embeddings, e));
+    if (c.type_vocab_size > 0)
+      token_type_embeddings = register_module("token_type_embeddings", nn::Embedding(c.type_vocab_size, e));
+  }
   if (e != c.hidden_size)
     embed_proj = register_module("embed_proj", nn::Linear(nn::LinearOptions(e, c.hidden_size).bias(false)));
   layer_norm = register_module("LayerNorm", LayerNorm(c.hidden_size, c.layer_norm_eps));
@@ -23,25 +26,38 @@ DebertaV2EmbeddingsImpl::DebertaV2EmbeddingsImpl(const config::ModelConfig& c, i
 
 torch::Tensor DebertaV2EmbeddingsImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
                                                const torch::Tensor& attention_mask) {
-  auto x = word_embeddings(input_ids);
+  return normalize(add_tables(word_embeddings(input_ids), token_type_ids), attention_mask);
+}
+
+torch::Tensor DebertaV2EmbeddingsImpl::add_tables(const torch::Tensor& words, const torch::Tensor& token_type_ids) {
+  auto x = words;
   if (position_embeddings) {
-    const auto positions = torch::arange(input_ids.size(1), input_ids.options());
+    const auto positions = torch::arange(words.size(1), torch::dtype(torch::kLong).device(words.device()));
     x = x + position_embeddings(positions).unsqueeze(0);
   }
   if (token_type_embeddings) {
-    x = x + token_type_embeddings(token_type_ids.defined() ? token_type_ids : torch::zeros_like(input_ids));
+    const auto types = token_type_ids.defined()
+                           ? token_type_ids
+                           : torch::zeros({words.size(0), words.size(1)}, torch::dtype(torch::kLong).device(words.device()));
+    x = x + token_type_embeddings(types);
   }
+  return x;
+}
+
+torch::Tensor DebertaV2EmbeddingsImpl::normalize(const torch::Tensor& embedded, const torch::Tensor& attention_mask) {
+  auto x = embedded;
   if (embed_proj) x = linear(embed_proj, x);
   x = layer_norm(x);
   if (attention_mask.defined()) x = x * attention_mask.unsqueeze(2).to(x.scalar_type());
   return kernels::dropout(x, dropout_, is_training());
 }
 
-DebertaV2ModelImpl::DebertaV2ModelImpl(const config::ModelConfig& c, int64_t padded_vocab, int64_t pad_id)
+DebertaV2ModelImpl::DebertaV2ModelImpl(const config::ModelConfig& c, int64_t padded_vocab, int64_t pad_id,
+                                       bool own_tables)
     : checkpoint_layers(c.activation_checkpointing),
       buckets_(c.position_buckets),
       max_relative_(config::max_relative_positions(c)) {
-  embeddings = register_module("embeddings", DebertaV2Embeddings(c, padded_vocab, pad_id));
+  embeddings = register_module("embeddings", DebertaV2Embeddings(c, padded_vocab, pad_id, own_tables));
   auto encoder = add_container(*this, "encoder");
   layers = encoder->register_module("layer", nn::ModuleList());
   for (int64_t i = 0; i < c.num_hidden_layers; ++i) layers->push_back(DebertaV2Layer(c));
@@ -56,12 +72,16 @@ DebertaV2ModelImpl::DebertaV2ModelImpl(const config::ModelConfig& c, int64_t pad
 torch::Tensor DebertaV2ModelImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
                                           const torch::Tensor& attention_mask, const torch::Tensor& bias) {
   TORCH_CHECK(input_ids.dim() == 2, "input_ids must be [B,S], got ", input_ids.sizes());
-  auto x = embeddings(input_ids, token_type_ids, attention_mask);
+  return encode(embeddings(input_ids, token_type_ids, attention_mask), bias);
+}
+
+torch::Tensor DebertaV2ModelImpl::encode(const torch::Tensor& embedded, const torch::Tensor& bias) {
+  auto x = embedded;
   torch::Tensor rel, relative_pos;
   if (rel_embeddings) {
     rel = rel_embeddings->weight;
     if (rel_norm) rel = rel_norm(rel);
-    relative_pos = deberta_relative_positions(input_ids.size(1), buckets_, max_relative_, input_ids.device());
+    relative_pos = deberta_relative_positions(x.size(1), buckets_, max_relative_, x.device());
   }
   for (const auto& module : *layers) {
     auto* layer = module->as<DebertaV2Layer>();
@@ -95,13 +115,17 @@ torch::Tensor DebertaV2ForMaskedLMImpl::last_hidden_states(const MlmInputs& in) 
   return deberta->forward(in.input_ids, in.token_type_ids, mask, attention_bias_for(in, config_));
 }
 
-MlmOutput DebertaV2ForMaskedLMImpl::forward(const MlmInputs& in, bool return_logits) {
-  check_inputs(in);
+torch::Tensor DebertaV2ForMaskedLMImpl::selected_logits(const MlmInputs& in) {
   const auto hidden = last_hidden_states(in);
   // The head on the selected positions alone: what transformers' head gives there, whatever
   // model.sparse_head says (the other positions' logits are never read).
   const auto rows = hidden.reshape({-1, hidden.size(2)}).index_select(0, in.masked_positions);
-  return score(predictions->forward(rows, word_embeddings()), in.masked_labels, return_logits);
+  return predictions->forward(rows, word_embeddings());
+}
+
+MlmOutput DebertaV2ForMaskedLMImpl::forward(const MlmInputs& in, bool return_logits) {
+  check_inputs(in);
+  return score(selected_logits(in), in.masked_labels, return_logits);
 }
 
 }  // namespace mlm::model

@@ -1,11 +1,17 @@
 #include "mlm/model/deberta/deberta_spec.h"
 
+#include <filesystem>
+
 #include "mlm/model/bert/classification_heads.h"
 #include "mlm/model/deberta/deberta.h"
 #include "mlm/model/deberta/deberta_config_json.h"
+#include "mlm/model/deberta/deberta_rtd.h"
+#include "mlm/model/electra/electra.h"
+#include "mlm/util/errors.h"
 
 namespace mlm::model {
 namespace {
+namespace fs = std::filesystem;
 
 // DebertaV2For{Sequence,Token}Classification's head: sequence: ContextPooler (the first token,
 // pooler_dropout 0, dense, hidden_act), dropout, classifier; token: dropout, classifier.
@@ -52,7 +58,49 @@ class DebertaV2Spec : public ArchitectureSpec {
   int64_t min_type_vocab_size() const override { return 0; }  // DeBERTa-v3: no token types
 
   MaskedLm build(const config::ModelConfig& config, int64_t vocab_rows, int64_t pad_id) const override {
+    if (config.objective == config::Objective::rtd) return DebertaV2ForPreTraining(config, vocab_rows, pad_id);
     return DebertaV2ForMaskedLM(config, vocab_rows, pad_id);
+  }
+
+  // A pair's encoder is its discriminator, with the tables as the export writes them.
+  TensorDict encoder_hf_state_dict(MaskedLm encoder) const override {
+    auto* pair = dynamic_cast<DebertaV2ForPreTrainingImpl*>(encoder.get());
+    return keys_under(pair ? to_hf_pair(*pair).discriminator : encoder->hf_state_dict(), encoder_key_prefixes());
+  }
+
+  std::vector<std::string> write_hf(MaskedLm model, const std::string& dir, WeightFormat format) const override {
+    auto* pair = dynamic_cast<DebertaV2ForPreTrainingImpl*>(model.get());
+    if (!pair) return ArchitectureSpec::write_hf(model, dir, format);
+    write_deberta_pair(*pair, dir, format);
+    return {(fs::path(dir) / "generator").string(), (fs::path(dir) / "discriminator").string()};
+  }
+
+  void init_from(MaskedLm model, const std::string& dir, const std::vector<NewTokenRow>& new_tokens) const override {
+    auto* pair = dynamic_cast<DebertaV2ForPreTrainingImpl*>(model.get());
+    if (is_deberta_pair_dir(dir)) {
+      if (!new_tokens.empty())
+        throw CheckpointError(dir + ": tokenizer.add_tokens does not grow a DeBERTa generator and discriminator "
+                              "pair; continue one network, or add the tokens before pretraining the pair");
+      if (!pair)
+        throw CheckpointError(dir + ": holds a DeBERTa generator and discriminator; continue the pair with "
+                              "model.objective rtd, or the generator with model.init_from " +
+                              (fs::path(dir) / "generator").string());
+      init_deberta_pair(*pair, dir);
+      return;
+    }
+    if (pair)
+      throw CheckpointError(dir + ": one network, but model.objective rtd continues a generator and its "
+                            "discriminator: a directory holding generator/ and discriminator/ (as mlm-export "
+                            "writes them)");
+    ArchitectureSpec::init_from(model, dir, new_tokens);
+  }
+
+  bool owns_directory(const std::string& dir) const override { return is_deberta_pair_dir(dir); }
+  config::ModelConfig directory_config(const std::string& dir, config::ModelConfig base) const override {
+    return deberta_pair_config(dir, std::move(base));
+  }
+  std::string tokenizer_directory(const std::string& dir) const override {
+    return (fs::path(dir) / "discriminator").string();
   }
   ClassificationHead classification_head(MaskedLm encoder, bool per_sequence, int64_t num_labels) const override {
     return ClassificationHead(
@@ -70,7 +118,12 @@ class DebertaV2Spec : public ArchitectureSpec {
     const double terms = static_cast<double>(c.relative_attention ? c.pos_att_type.size() : 0);
     const double span = 2.0 * static_cast<double>(config::relative_span(c));
     const double p = c.sparse_head ? mlm_probability : 1.0;
-    return 2 * L * (4 * H * H + 2 * H * I + 2 * S * H + terms * span * H) + 2 * p * (H * E + E * V);
+    const double layers = 2 * L * (4 * H * H + 2 * H * I + 2 * S * H + terms * span * H);
+    if (c.objective != config::Objective::rtd) return layers + 2 * p * (H * E + E * V);
+    // rtd: the generator (its head on the selected positions, as DebertaV2ForMaskedLM runs it)
+    // and the discriminator's layers and head (H^2 + H per token).
+    const auto g = generator_config(c);
+    return forward_flops_per_token(g, seq_len, vocab, mlm_probability) + layers + 2 * (H * H + H);
   }
   double estimated_parameters(const config::ModelConfig& c, double vocab_rows) const override {
     const double h = static_cast<double>(c.hidden_size), e = static_cast<double>(config::electra_embedding_size(c));
@@ -79,7 +132,13 @@ class DebertaV2Spec : public ArchitectureSpec {
     if (e != h) embeddings += e * h;
     const double layer = 4 * h * h + 2 * h * static_cast<double>(c.intermediate_size);
     const double relative = 2 * static_cast<double>(config::relative_span(c)) * h;
-    return embeddings + static_cast<double>(c.num_hidden_layers) * layer + relative + h * e + vocab_rows;
+    if (c.objective != config::Objective::rtd)
+      return embeddings + static_cast<double>(c.num_hidden_layers) * layer + relative + h * e + vocab_rows;
+    // rtd: the generator with the tables, the discriminator's layers and RTD head (and the
+    // delta under gdes).
+    const double delta = c.embedding_sharing == config::EmbeddingSharing::gdes ? vocab_rows * e : 0;
+    return estimated_parameters(generator_config(c), vocab_rows) + static_cast<double>(c.num_hidden_layers) * layer +
+           relative + (e != h ? e * h : 0) + h * h + h + delta;
   }
 
   config::ModelConfig config_from_hf(const nlohmann::json& json, const std::string& path,

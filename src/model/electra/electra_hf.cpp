@@ -67,8 +67,12 @@ config::ModelConfig electra_config_from_hf(const nlohmann::json& json, const std
 }
 
 bool is_electra_pair_dir(const std::string& dir) {
-  return fs::exists(fs::path(dir) / "generator" / "config.json") &&
-         fs::exists(fs::path(dir) / "discriminator" / "config.json");
+  const auto generator_json = fs::path(dir) / "generator" / "config.json";
+  if (!fs::exists(generator_json) || !fs::exists(fs::path(dir) / "discriminator" / "config.json")) return false;
+  // Another architecture's pair (DeBERTa-v3's export) is laid out alike: ELECTRA's is model_type electra.
+  const auto text = read_file(generator_json);
+  const auto json = nlohmann::json::parse(text.value_or(""), nullptr, /*allow_exceptions=*/false);
+  return !json.is_object() || json.value("model_type", std::string("electra")) == "electra";
 }
 
 config::ModelConfig electra_pair_config(const std::string& dir, config::ModelConfig base) {

@@ -50,10 +50,14 @@ struct ModelConfig {
   int64_t embedding_size = 0;              // E: embedding width (0 = hidden_size); each network
                                            // projects E -> its width (ELECTRA-small: 128;
                                            // deberta_v2 too: embed_proj, no bias)
-  double generator_hidden_ratio = 0.25;    // generator width / hidden_size (paper: 1/4 small,
-                                           // 1/3 base); its heads width/64 (>= 1), its
-                                           // intermediate 4 x width, as ELECTRA's code derives
-  double generator_layers_ratio = 1.0;     // generator layers / num_hidden_layers
+  double generator_hidden_ratio = 0;      // generator width / hidden_size (0 = the
+                                           // architecture's: electra 0.25, the paper's 1/4 at
+                                           // small, 1/3 at base; deberta_v2 1); its heads
+                                           // width/64 (>= 1), its intermediate 4 x width, as
+                                           // ELECTRA's code derives (the discriminator's own
+                                           // at deberta_v2's full width)
+  double generator_layers_ratio = 0;       // generator layers / num_hidden_layers (0 = the
+                                           // architecture's: electra 1, deberta_v2 0.5)
   double rtd_weight = 50.0;                // lambda: loss = mlm + lambda * rtd
   double rtd_temperature = 1.0;            // of the Gumbel-max sampling from the generator
   EmbeddingSharing embedding_sharing = EmbeddingSharing::shared;  // shared (ELECTRA) | gdes
@@ -204,12 +208,29 @@ struct GeneratorShape {
   int64_t hidden_size, num_hidden_layers, num_attention_heads, intermediate_size;
 };
 
+/// The generator ratios with 0 resolved to the architecture's: ELECTRA's generator is a quarter
+/// as wide and as deep, DeBERTa-v3's as wide and half as deep.
+inline double generator_hidden_ratio(const ModelConfig& m) {
+  if (m.generator_hidden_ratio > 0) return m.generator_hidden_ratio;
+  return m.architecture == Architecture::deberta_v2 ? 1.0 : 0.25;
+}
+inline double generator_layers_ratio(const ModelConfig& m) {
+  if (m.generator_layers_ratio > 0) return m.generator_layers_ratio;
+  return m.architecture == Architecture::deberta_v2 ? 0.5 : 1.0;
+}
+
 inline GeneratorShape generator_shape(const ModelConfig& m) {
   GeneratorShape g;
-  g.hidden_size = std::llround(static_cast<double>(m.hidden_size) * m.generator_hidden_ratio);
-  g.num_hidden_layers = std::llround(static_cast<double>(m.num_hidden_layers) * m.generator_layers_ratio);
-  g.num_attention_heads = std::max<int64_t>(1, g.hidden_size / 64);
-  g.intermediate_size = 4 * g.hidden_size;
+  g.hidden_size = std::llround(static_cast<double>(m.hidden_size) * generator_hidden_ratio(m));
+  g.num_hidden_layers = std::llround(static_cast<double>(m.num_hidden_layers) * generator_layers_ratio(m));
+  if (m.architecture == Architecture::deberta_v2 && g.hidden_size == m.hidden_size) {
+    // DeBERTa-v3's generator: the discriminator's layers, fewer of them.
+    g.num_attention_heads = m.num_attention_heads;
+    g.intermediate_size = m.intermediate_size;
+  } else {
+    g.num_attention_heads = std::max<int64_t>(1, g.hidden_size / 64);
+    g.intermediate_size = 4 * g.hidden_size;
+  }
   return g;
 }
 

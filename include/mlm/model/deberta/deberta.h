@@ -34,10 +34,17 @@ torch::Tensor deberta_relative_positions(int64_t seq, int64_t buckets, int64_t m
                                          const torch::Device& device);
 
 struct DebertaV2EmbeddingsImpl : torch::nn::Module {
-  DebertaV2EmbeddingsImpl(const config::ModelConfig& config, int64_t padded_vocab, int64_t pad_id);
+  /// `own_tables` false: no word, position or token-type table (a discriminator reads its
+  /// generator's), only embed_proj and the LayerNorm.
+  DebertaV2EmbeddingsImpl(const config::ModelConfig& config, int64_t padded_vocab, int64_t pad_id,
+                          bool own_tables = true);
   /// [B,S,H]; token_type_ids undefined = all 0; attention_mask undefined = no padding.
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
                         const torch::Tensor& attention_mask);
+  /// The token vectors `words` [B,S,E] plus this module's position and token-type rows.
+  torch::Tensor add_tables(const torch::Tensor& words, const torch::Tensor& token_type_ids);
+  /// [B,S,E] -> [B,S,H]: embed_proj, LayerNorm, the padding zeroed, dropout.
+  torch::Tensor normalize(const torch::Tensor& embedded, const torch::Tensor& attention_mask);
 
   torch::nn::Embedding word_embeddings{nullptr}, position_embeddings{nullptr}, token_type_embeddings{nullptr};
   torch::nn::Linear embed_proj{nullptr};  // E != H only, no bias
@@ -74,11 +81,15 @@ TORCH_MODULE(DebertaV2Layer);
 
 /// The encoder ("deberta"): embeddings, layers, the relative-position embeddings and their norm.
 struct DebertaV2ModelImpl : torch::nn::Module {
-  DebertaV2ModelImpl(const config::ModelConfig& config, int64_t padded_vocab, int64_t pad_id);
+  /// `own_tables`: as DebertaV2EmbeddingsImpl's.
+  DebertaV2ModelImpl(const config::ModelConfig& config, int64_t padded_vocab, int64_t pad_id,
+                     bool own_tables = true);
   /// The last hidden states [B,S,H] (fp32); attention_mask undefined = no padding, bias as
   /// DebertaV2LayerImpl::forward takes it.
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
                         const torch::Tensor& attention_mask, const torch::Tensor& bias);
+  /// The layers on embeddings already made ([B,S,H], embeddings->normalize's).
+  torch::Tensor encode(const torch::Tensor& embedded, const torch::Tensor& bias);
 
   DebertaV2Embeddings embeddings{nullptr};
   torch::nn::ModuleList layers{nullptr};          // "encoder.layer"
@@ -107,6 +118,13 @@ class DebertaV2ForMaskedLMImpl : public MaskedLmImpl {
   void apply_phase_settings(const config::ModelConfig& phase) override {
     MaskedLmImpl::apply_phase_settings(phase);
     deberta->checkpoint_layers = phase.activation_checkpointing;
+  }
+
+  /// The logits [M, padded_vocab] of the selected positions of `inputs`.
+  torch::Tensor selected_logits(const MlmInputs& inputs);
+  /// score() for a pair holding this network as its generator.
+  MlmOutput score_logits(const torch::Tensor& logits, const torch::Tensor& labels, bool return_logits) const {
+    return score(logits, labels, return_logits);
   }
 
   DebertaV2Model deberta{nullptr};
