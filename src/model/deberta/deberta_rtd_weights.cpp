@@ -96,11 +96,7 @@ void write_deberta_pair(DebertaV2ForPreTrainingImpl& model, const std::string& d
   namespace fs = std::filesystem;
   const auto pair = to_hf_pair(model);
   const auto write = [&](const char* network, const nlohmann::json& config_json, const TensorDict& weights) {
-    const auto path = fs::path(dir) / network;
-    std::error_code ec;
-    fs::create_directories(path, ec);
-    if (ec) throw CheckpointError(path.string() + ": cannot create directory: " + ec.message());
-    write_hf_files(path.string(), config_json, weights, format);
+    write_hf_files((fs::path(dir) / network).string(), config_json, weights, format);
   };
   write("generator", deberta_config_json(*model.generator), pair.generator);
   // No transformers class holds DeBERTa's RTD head: the discriminator is read as the encoder

@@ -109,11 +109,7 @@ config::ModelConfig electra_pair_config(const std::string& dir, config::ModelCon
 void write_electra_pair(ElectraForPreTrainingImpl& model, const std::string& dir, WeightFormat format) {
   const auto pair = to_hf_pair(model);
   const auto write = [&](const char* network, const nlohmann::json& config_json, const TensorDict& weights) {
-    const auto path = fs::path(dir) / network;
-    std::error_code ec;
-    fs::create_directories(path, ec);
-    if (ec) throw CheckpointError(path.string() + ": cannot create directory: " + ec.message());
-    write_hf_files(path.string(), config_json, weights, format);
+    write_hf_files((fs::path(dir) / network).string(), config_json, weights, format);
   };
   write("generator", electra_config_json(*model.generator, "ElectraForMaskedLM"), pair.generator);
   write("discriminator", electra_config_json(model, "ElectraForPreTraining"), pair.discriminator);

@@ -76,6 +76,9 @@ TensorDict read_hf_weights(const std::string& dir) {
 void write_hf_files(const std::string& output_dir, const nlohmann::json& config_json, const TensorDict& weights,
                     WeightFormat format) {
   const fs::path dir(output_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw CheckpointError(dir.string() + ": cannot create directory: " + ec.message());
   write_file_atomically(dir / "config.json", config_json.dump(2) + "\n");
   if (format == WeightFormat::safetensors)
     write_safetensors((dir / "model.safetensors").string(), weights);

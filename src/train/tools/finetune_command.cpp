@@ -84,7 +84,6 @@ nlohmann::json finetune_saved_model(const fs::path& model_dir, const std::string
     report["truncated"]["test"] = splits.test->truncated;
   }
   if (output) {
-    fs::create_directories(*output);
     model::write_hf_files(output->string(), classifier_config_json(classifier, task), classifier->hf_state_dict(),
                           model::WeightFormat::safetensors);
     text::write_hf_tokenizer(saved.tokenizer, output->string(), saved.model->max_sequence_length());

@@ -22,8 +22,9 @@ std::string find_hf_weights(const std::string& dir);
 /// tensor found twice, or a damaged file.
 TensorDict read_hf_weights(const std::string& dir);
 
-/// config.json and the weights in `format` into the existing directory `dir`, each file
-/// through a temporary renamed into place. CheckpointError when a file cannot be written.
+/// config.json and the weights in `format` into the directory `dir` (made if missing), each
+/// file through a temporary renamed into place. CheckpointError when the directory cannot be
+/// made or a file cannot be written.
 void write_hf_files(const std::string& dir, const nlohmann::json& config_json, const TensorDict& weights,
                     WeightFormat format);
 
