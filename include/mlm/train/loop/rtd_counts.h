@@ -2,8 +2,10 @@
 // What replaced-token detection (objective rtd) counts, summed over micro-batches, ranks, a
 // window of steps or an evaluation, and the figures derived from the sums: the discriminator's
 // loss and accuracy per non-padding token, its precision, recall and F1 on the replaced class,
-// and the share of selected positions where the generator's sample was the original token
-// (what makes the task easy or hard). No LibTorch here: the command-line mains print these.
+// the share of selected positions where the generator's sample was the original token
+// (what makes the task easy or hard), and the share of tokens replaced with the loss of the
+// prior (calling every token original at that share: a discriminator that learnt nothing scores
+// it). No LibTorch here: the command-line mains print these.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -30,9 +32,11 @@ struct RtdCounts {
   double recall() const;                 // 0 when nothing was replaced
   double f1() const;
   double generator_accuracy(double masked) const;
+  double replaced_share(double tokens) const;
+  double prior_loss(double tokens) const;  // the entropy of replaced_share (nats)
 
-  /// {rtd_loss, rtd_accuracy, rtd_precision, rtd_recall, rtd_f1, generator_sample_accuracy},
-  /// each name after `prefix` ("eval_" in evaluation rows).
+  /// {rtd_loss, rtd_accuracy, rtd_precision, rtd_recall, rtd_f1, generator_sample_accuracy,
+  /// rtd_replaced_share, rtd_prior_loss}, each name after `prefix` ("eval_" in evaluation rows).
   nlohmann::json to_json(double tokens, double masked, const std::string& prefix = "") const;
 };
 
