@@ -55,12 +55,28 @@ void RunLog::probed(const std::vector<ProbeScore>& scores, const TrainerState& s
                           {"probe_validation", s.validation},
                           {"probe_best_epoch", s.best_epoch},
                           {"probe_steps", s.steps},
-                          {"probe_time_s", s.seconds}};
+                          {"probe_time_s", s.seconds},
+                          {"probe_eval_time_s", s.eval_seconds}};
     if (s.test) row["probe_test"] = *s.test;
+    if (!s.suite.empty()) {  // the scores above are means over the suite's seeds
+      row["probe_suite"] = s.suite;
+      row["probe_seeds"] = s.validation_per_seed.size();
+      row["probe_validation_std"] = s.validation_std;
+      row["probe_validation_per_seed"] = s.validation_per_seed;
+      if (s.test_std) {
+        row["probe_test_std"] = *s.test_std;
+        row["probe_test_per_seed"] = s.test_per_seed;
+      }
+    }
     write_row(row);
     progress_.clear();
-    log::info("probe", "step {} | {}: validation {} {:.4f}{} | {} steps in {}", state.step, s.task, s.metric,
-              s.validation, s.test ? fmt::format(", test {:.4f}", *s.test) : "", s.steps, format_duration(s.seconds));
+    const auto seeds = s.validation_per_seed.size();
+    const auto pm = [&](double mean, double std) {
+      return s.suite.empty() ? fmt::format("{:.4f}", mean) : fmt::format("{:.4f} ± {:.4f}", mean, std);
+    };
+    log::info("probe", "step {} | {}: validation {} {}{} | {} steps{} in {}", state.step, s.task, s.metric,
+              pm(s.validation, s.validation_std), s.test ? ", test " + pm(*s.test, s.test_std.value_or(0)) : "",
+              s.steps, s.suite.empty() ? "" : fmt::format(" x {} seeds", seeds), format_duration(s.seconds));
   }
 }
 
