@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "mlm/train/finetune/split_cache.h"
 #include "mlm/train/run/trainer.h"
 #include "mlm/util/errors.h"
 #include "train_test_util.h"
@@ -99,6 +100,17 @@ TEST(TrainerProbes, ScoresLandInTheMetricsAndTheRunTrainsAsWithout) {
   }
   EXPECT_EQ(eval_steps, (std::vector<int64_t>{0, 3, 6}));
   for (const auto& row : read_metrics(plain_dir)) EXPECT_FALSE(row.contains("probe"));
+
+  // The probes' splits are tokenized once for the process: the same files and tokenizer get the
+  // same encoded splits; a file changed since is read again.
+  const auto tokenizer = text::Tokenizer::load(tiny_config(dir, with_sets).tokenizer.model);
+  const auto task_config = config::load_task_config(task.string());
+  const auto first = finetune::cached_task_splits(task_config, tokenizer);
+  EXPECT_EQ(finetune::cached_task_splits(task_config, tokenizer), first);
+  std::ofstream(dir / "train.jsonl", std::ios::app) << R"({"text": "one more line", "label": "odd"})" << "\n";
+  const auto changed = finetune::cached_task_splits(task_config, tokenizer);
+  EXPECT_NE(changed, first);
+  EXPECT_EQ(changed->train.examples.size(), 48u) << "max_train_examples still applies";
 }
 
 TEST(TrainerProbes, ABadTaskFileStopsTheRunBeforeItTrains) {

@@ -3,6 +3,7 @@
 #include "mlm/config/suite_config.h"
 #include "mlm/model/make_masked_lm.h"
 #include "mlm/train/finetune/seed_spread.h"
+#include "mlm/train/finetune/split_cache.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::train::finetune {
@@ -13,11 +14,11 @@ Probes::Probes(const std::vector<std::string>& files, int64_t positions) {
       if (config::is_suite_file(file)) {
         const auto suite = config::load_suite_config(file);
         for (const auto& task_file : suite.tasks)
-          tasks_.push_back({config::load_task_config(task_file), suite.name, suite.seeds, std::nullopt});
+          tasks_.push_back({config::load_task_config(task_file), suite.name, suite.seeds, nullptr});
       } else {
         auto task = config::load_task_config(file);
         const auto seed = task.finetune.seed;
-        tasks_.push_back({std::move(task), "", {seed}, std::nullopt});
+        tasks_.push_back({std::move(task), "", {seed}, nullptr});
       }
       for (const auto& task : tasks_) require_fits(task.config, positions);
     } catch (const ConfigError& e) {
@@ -45,7 +46,7 @@ std::vector<ProbeScore> Probes::run(model::MaskedLm model, const text::Tokenizer
   std::vector<ProbeScore> scores;
   for (auto& task : tasks_) {
     const auto& t = task.config.task;
-    if (!task.splits) task.splits = load_task_splits(task.config, tokenizer);
+    if (!task.splits) task.splits = cached_task_splits(task.config, tokenizer);
     const auto seeded = finetune_over_seeds(model, task.config, *task.splits, task.seeds, tokenizer.vocab().ids.pad,
                                             device, bf16);
     ProbeScore s;

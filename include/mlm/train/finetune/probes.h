@@ -6,6 +6,7 @@
 // tasks, fine-tuned over the suite's seeds and reported as their mean and standard deviation.
 #include <torch/torch.h>
 
+#include <memory>
 #include <vector>
 
 #include "mlm/config/task_config.h"
@@ -20,7 +21,8 @@ class Probes {
  public:
   /// Reads every task and suite file now (ConfigError naming eval.probes and the file, also
   /// for a max_seq_len beyond the model's `positions`); the splits are read and tokenized at
-  /// the first run() and kept for the others (the tokenizer does not change within a run).
+  /// the first run() and kept for the process (split_cache.h): the later probes, and a later
+  /// phase's, reuse them.
   Probes(const std::vector<std::string>& files, int64_t positions);
 
   bool empty() const { return tasks_.empty(); }
@@ -35,7 +37,7 @@ class Probes {
     config::TaskConfig config;
     std::string suite;                 // the suite's name ("" for a task file of its own)
     std::vector<int64_t> seeds;        // the suite's, or the task's finetune.seed
-    std::optional<TaskSplits> splits;  // encoded at the first run
+    std::shared_ptr<const TaskSplits> splits;  // encoded at the first run
   };
   std::vector<Task> tasks_;
 };
