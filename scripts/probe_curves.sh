@@ -14,9 +14,9 @@
 # examples for one epoch (125 steps) at lr 3e-4 (a small encoder's rate: the task files' 5e-5 is
 # meant for base-sized ones, and 1e-3 collapses bert-mini to the majority class) and score the
 # validation and test splits: the variants are written into OUT_DIR/tasks/. A probe (both tasks)
-# costs about what the 150 training steps between probes cost; on the whole training split it
-# cost 2.4x them, and the probes 3x the run (docs/PROBES.md, "What a probe costs"). The script
-# takes about an hour on 2 cores.
+# costs 0.8-1.1x the 150 training steps between probes, and the probes 1.0-1.4x the run's
+# training; on the whole training split a probe cost 1.7-2.4x those steps, and the probes
+# 2.2-3.2x the training (docs/PROBES.md, "What a probe costs"). About an hour on 2 cores.
 # Writes OUT_DIR/<run>/ (runs, metrics.jsonl with the probe_* rows) and OUT_DIR/probes.png.
 # Needs the build, the sample corpus and the probe data.
 set -euo pipefail

@@ -295,7 +295,8 @@ TEST(FinetuneCli, ARegressionTaskExportsTheOneOutputHeadTransformersLoads) {
   TempDir dir;
   const auto checkpoint = train_tiny(dir);
   const auto out = dir.path() / "regressor";
-  const auto report = finetune(dir, checkpoint, write_regression_task(dir, "pearson"), out);
+  const auto task = write_regression_task(dir, "pearson");
+  const auto report = finetune(dir, checkpoint, task, out);
   EXPECT_EQ(report["model_class"], "BertForSequenceClassification");
   for (const char* metric : {"mse", "pearson", "spearman"}) EXPECT_TRUE(report["test"].contains(metric)) << metric;
   EXPECT_GE(report["tokenize_seconds"].get<double>(), 0.0);
@@ -306,6 +307,12 @@ TEST(FinetuneCli, ARegressionTaskExportsTheOneOutputHeadTransformersLoads) {
   const auto loaded = transformers_side(dir, {"load", "BertForSequenceClassification", out.string()})[out.string()];
   EXPECT_TRUE(loaded["missing"].empty()) << loaded.dump();
   EXPECT_TRUE(loaded["mismatched"].empty()) << loaded.dump();
+
+  // A target that is not a number: one line naming the file and line, exit 2.
+  const auto train = dir.path() / "regression" / "train.jsonl";
+  std::ofstream(train) << R"({"text": "river stone", "score": 1})" << "\n" << R"({"text": "river", "score": "high"})" << "\n";
+  expect_bad_input_line(run_tool("mlm-finetune", dir, {"--model", checkpoint.string(), "--task", task.string()}, false),
+                        {train.string() + ":2", "field 'score' is not a number"});
 }
 
 }  // namespace mlm::cli::finetune_cli
