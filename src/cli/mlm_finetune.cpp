@@ -5,6 +5,7 @@
 //   mlm-finetune --model DIR --suite SUITE.yaml [--seeds N] [--precision P] [--json]
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "cli/common/cli_app.h"
@@ -22,16 +23,19 @@ std::string mean_std(const nlohmann::json& s) {
 
 void print_suite(const nlohmann::json& report) {
   const auto seeds = report["seeds"].size();
-  std::cout << fmt::format("suite             {} ({} seeds, {}, {:.1f} s)\n", report["suite"].get<std::string>(),
-                           seeds, report["precision"].get<std::string>(), report["seconds"].get<double>());
+  const std::string seeds_text = fmt::format("{} seed{}", seeds, seeds == 1 ? "" : "s");
+  std::cout << fmt::format("suite             {} ({}, {}, {:.1f} s)\n", report["suite"].get<std::string>(),
+                           seeds_text, report["precision"].get<std::string>(), report["seconds"].get<double>());
+  size_t width = 17;  // the column of the other reports' labels, wider for a longer task name
+  for (const auto& t : report["tasks"]) width = std::max(width, t["task"].get<std::string>().size());
   for (const auto& t : report["tasks"]) {
-    std::cout << fmt::format("{:<17} {:<9} validation {}", t["task"].get<std::string>(),
+    std::cout << fmt::format("{:<{}} {:<9} validation {}", t["task"].get<std::string>(), width,
                              t["metric"].get<std::string>(), mean_std(t["validation"]));
     if (t.contains("test")) std::cout << "  test " << mean_std(t["test"]);
-    std::cout << fmt::format("  ({} seeds)\n", seeds);
+    std::cout << "  (" << seeds_text << ")\n";
   }
   const auto& a = report["average"];
-  std::cout << fmt::format("{:<17} {:<9}", "average", "");
+  std::cout << fmt::format("{:<{}} {:<9}", "average", width, "");
   if (a.contains("validation")) std::cout << fmt::format(" validation {:.4f}", a["validation"].get<double>());
   if (a.contains("test")) std::cout << fmt::format("           test {:.4f}", a["test"].get<double>());
   std::cout << fmt::format("  (mean of {} tasks' means; mse left out)\n", a["tasks"].get<int64_t>());
