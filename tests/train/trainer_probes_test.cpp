@@ -69,9 +69,15 @@ TEST(TrainerProbes, ScoresLandInTheMetricsAndTheRunTrainsAsWithout) {
   ASSERT_EQ(probed.params.size(), plain.params.size());
   for (size_t i = 0; i < plain.params.size(); ++i) EXPECT_TRUE(torch::equal(probed.params[i], plain.params[i])) << i;
 
-  std::vector<int64_t> probe_steps, suite_steps;
+  std::vector<int64_t> probe_steps, suite_steps, average_steps;
   for (const auto& row : read_metrics(dir)) {
     if (!row.contains("probe")) continue;
+    if (row["probe_metric"] == "average") {  // the suite's average over its tasks: here the one task's mean
+      EXPECT_EQ(row["probe"], "mini");
+      EXPECT_EQ(row["probe_tasks"], 1);
+      average_steps.push_back(row["step"]);
+      continue;
+    }
     EXPECT_EQ(row["probe"], "parity");
     EXPECT_EQ(row["probe_metric"], "accuracy");
     EXPECT_GE(row["probe_validation"].get<double>(), 0.0);
@@ -94,6 +100,7 @@ TEST(TrainerProbes, ScoresLandInTheMetricsAndTheRunTrainsAsWithout) {
   }
   EXPECT_EQ(probe_steps, (std::vector<int64_t>{0, 3, 6}));
   EXPECT_EQ(suite_steps, (std::vector<int64_t>{0, 3, 6}));
+  EXPECT_EQ(average_steps, (std::vector<int64_t>{0, 3, 6}));
   std::vector<int64_t> eval_steps;
   for (const auto& row : read_metrics(dir)) {
     if (row.contains("eval_mlm_accuracy")) eval_steps.push_back(row["step"]);

@@ -52,6 +52,7 @@ std::vector<ProbeScore> Probes::run(model::MaskedLm model, const text::Tokenizer
     ProbeScore s;
     s.task = t.name;
     s.metric = config::to_string(t.metric);
+    s.higher_is_better = config::higher_is_better(t.metric);
     s.suite = task.suite;
     s.validation_per_seed = seeded.validation;
     s.test_per_seed = seeded.test;

@@ -11,6 +11,7 @@ namespace mlm::train {
 struct ProbeScore {
   std::string task;    // the task's name
   std::string metric;  // the task's metric ("accuracy", "span_f1", ...)
+  bool higher_is_better = true;  // false for mse: such a task stays out of a suite's average
   std::string suite;   // the suite it was run for ("" for a task file named on its own)
   double validation = 0;         // the best epoch's validation score (a suite's: mean over seeds)
   std::optional<double> test;    // with the best epoch's weights, when the task has a test split
