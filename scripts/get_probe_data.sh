@@ -6,6 +6,8 @@
 #                           -> wordnet_topic (definition -> noun lexicographer file, 24 classes)
 #                              wordnet_hypernym (two "lemma: definition" texts -> hypernym |
 #                              hyponym | unrelated)
+#                              wordnet_similarity (two definitions -> Wu-Palmer similarity of
+#                              their synsets, regression, balanced over the range)
 #   python3.11-doc 3.11.2-6+deb12u9   the Python 3.11 documentation sources, PSF License
 #                           Agreement -> pydoc_entities (sentences, BIO tags of the Python
 #                           objects the authors marked up: FUNC METH CLASS MOD EXC ATTR CONST DATA)
@@ -18,7 +20,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$root/data/probes}"
-tasks=(wordnet_topic wordnet_hypernym pydoc_entities)
+tasks=(wordnet_topic wordnet_hypernym wordnet_similarity pydoc_entities)
 missing=0
 for t in "${tasks[@]}"; do
   for s in train validation test; do

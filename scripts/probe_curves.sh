@@ -10,11 +10,13 @@
 #   RUNS="modernbert-mini" scripts/probe_curves.sh ... trains only those (several such jobs can
 #                                                      share OUT_DIR; each draws every run there)
 #
-# The probes fine-tune a copy of the weights at each evaluation on the whole training split for
-# one epoch at lr 3e-4 (a small encoder's rate: the task files' 5e-5 is meant for base-sized
-# ones, and 1e-3 collapses bert-mini to the majority class) and score the validation and test
-# splits: the variants are written into OUT_DIR/tasks/. Each probe costs a minute or two of fp32
-# fine-tuning on 2 cores (more than the 150 steps between them): the script takes about an hour.
+# The probes fine-tune a copy of the weights at each evaluation on the first 4,000 training
+# examples for one epoch (125 steps) at lr 3e-4 (a small encoder's rate: the task files' 5e-5 is
+# meant for base-sized ones, and 1e-3 collapses bert-mini to the majority class) and score the
+# validation and test splits: the variants are written into OUT_DIR/tasks/. A probe (both tasks)
+# costs 0.8-1.1x the 150 training steps between probes, and the probes 1.0-1.4x the run's
+# training; on the whole training split a probe cost 1.7-2.4x those steps, and the probes
+# 2.2-3.2x the training (docs/PROBES.md, "What a probe costs"). About an hour on 2 cores.
 # Writes OUT_DIR/<run>/ (runs, metrics.jsonl with the probe_* rows) and OUT_DIR/probes.png.
 # Needs the build, the sample corpus and the probe data.
 set -euo pipefail
@@ -34,6 +36,7 @@ tasks=()
 for task in wordnet_topic wordnet_hypernym; do
   sed -e 's/^  learning_rate: .*/  learning_rate: 3.0e-4/' -e 's/^  epochs: .*/  epochs: 1/' \
       "configs/probes/$task.yaml" > "$out/tasks/$task.yaml"
+  echo "  max_train_examples: 4000" >> "$out/tasks/$task.yaml"  # finetune: is the file's last section
   tasks+=("$out/tasks/$task.yaml")
 done
 probes="[$(IFS=,; echo "${tasks[*]}")]"

@@ -16,6 +16,9 @@ relations, and the kinds of Python object the documentation's authors marked up)
                     of A), hyponym (A is one of B), or unrelated (B is another synset of the
                     lexicographer file of A's hypernym, neither a direct hypernym nor hyponym of
                     A); the three pairs of one edge share a split
+  wordnet_similarity  two noun definitions -> their synsets' Wu-Palmer similarity (a number in
+                    (0, 1], regression), computed here from the hypernym graph, pairs drawn so
+                    that every tenth of the range holds about as many (SIMILARITY_PER_BIN)
   pydoc_entities    a sentence of the Python 3.11 documentation, one word per token, with BIO
                     tags of the Python objects its authors marked up with :func:, :class:,
                     :meth:, :mod:, :exc:, :attr:, :const:, :data:
@@ -42,6 +45,7 @@ TOPICS = [n for k, n in sorted(NOUN_LEXFILES.items()) if n not in ("Tops", "moti
 CAP_PER_TOPIC = 600            # ~12k train examples: minutes for a tiny model on 2 cores
 HYPERNYM_EDGES = 5000          # 3 examples per edge: 15k, ~12k train
 RELATIONS = ["hypernym", "hyponym", "unrelated"]
+SIMILARITY_PER_BIN = 1500     # 10 bins of width 0.1: ~12k pairs (the lowest bins fill less)
 ENTITY_ROLES = {"func": "FUNC", "meth": "METH", "class": "CLASS", "mod": "MOD", "exc": "EXC",
                 "attr": "ATTR", "const": "CONST", "data": "DATA"}
 ENTITY_TYPES = ["FUNC", "METH", "CLASS", "MOD", "EXC", "ATTR", "CONST", "DATA"]
@@ -155,6 +159,87 @@ def wordnet_hypernym(nouns):
                      (key, {"text": text(b), "text_pair": text(a), "label": "hyponym"}),
                      (key, {"text": text(a), "text_pair": text(c), "label": "unrelated"})]
     return examples
+
+
+def wordnet_similarity(nouns):
+    """Pairs of noun definitions -> Wu & Palmer's similarity of their synsets,
+    2 depth(lcs) / (dist(a, lcs) + dist(b, lcs) + 2 depth(lcs)), where depth counts the synsets
+    on the shortest hypernym path to the root (entity: 1), dist the hypernym edges from a synset
+    up to an ancestor, and lcs is the deepest common ancestor (a or b itself included). Regular
+    hypernyms only (@, not instances' @i), so only synsets under entity take part. (NLTK's
+    wup_similarity measures the lcs by its longest path instead; this is computed here, not
+    with NLTK.)"""
+    hypo = defaultdict(list)
+    for off, (_, _, _, hypers) in sorted(nouns.items()):
+        for b in hypers:
+            hypo[b].append(off)
+    root = "00001740"                                  # entity
+    ancestors_of = {}
+
+    def ancestors(s):
+        """ancestor -> fewest hypernym edges from s (s itself: 0)."""
+        if s not in ancestors_of:
+            out = {s: 0}
+            for p in nouns[s][3]:
+                for a, d in ancestors(p).items():
+                    if d + 1 < out.get(a, 1 << 30):
+                        out[a] = d + 1
+            ancestors_of[s] = out
+        return ancestors_of[s]
+
+    depth = lambda s: ancestors(s)[root] + 1
+
+    def wup(a, b):
+        aa, bb = ancestors(a), ancestors(b)
+        common = [c for c in aa if c in bb]
+        lcs = max(common, key=lambda c: (depth(c), -(aa[c] + bb[c]), c))
+        d = depth(lcs)
+        return 2.0 * d / (aa[lcs] + bb[lcs] + 2.0 * d)
+
+    eligible = sorted((off for off, (_, _, d, _) in nouns.items()
+                       if len(d.split()) >= 3 and root in ancestors(off) and off != root),
+                      key=lambda o: h("sim:" + o))
+    by_file = defaultdict(list)
+    for off in eligible:
+        by_file[nouns[off][0]].append(off)
+    bins = defaultdict(int)
+    examples, seen = [], set()
+    pick = lambda pool, key: pool[h(key) % len(pool)] if pool else None
+    for a in eligible:
+        if all(bins[k] >= SIMILARITY_PER_BIN for k in range(10)):
+            break
+        parents = nouns[a][3]
+        parent = pick(parents, "parent:" + a)
+        grand = pick(nouns[parent][3], "grand:" + a) if parent else None
+        candidates = [parent,
+                      pick(hypo[parent], "sibling:" + a) if parent else None,
+                      pick(hypo[pick(hypo[grand], "uncle:" + a)], "cousin:" + a) if grand and hypo[grand] else None,
+                      pick(hypo[a], "child:" + a),
+                      pick(by_file[nouns[a][0]], "file:" + a),
+                      pick(eligible, "any:" + a)]
+        for b in candidates:
+            if b is None or b == a:
+                continue
+            if len(nouns[b][2].split()) < 3 or root not in ancestors(b):
+                continue
+            key = min(a, b) + "-" + max(a, b)
+            if key in seen or nouns[a][2] == nouns[b][2]:
+                continue
+            score = round(wup(a, b), 4)
+            k = min(int(score * 10), 9)
+            if bins[k] >= SIMILARITY_PER_BIN:
+                continue
+            bins[k] += 1
+            seen.add(key)
+            first, second = (a, b) if h("side:" + key) % 2 == 0 else (b, a)
+            examples.append((key, {"text": nouns[first][2], "text_pair": nouns[second][2],
+                                   "similarity": score}))
+    return examples
+
+
+def similarity_counts(recs):
+    c = Counter(min(int(r["similarity"] * 10), 9) for r in recs)
+    return " ".join(f"{k / 10:.1f}-{(k + 1) / 10:.1f}={c[k]}" for k in range(10))
 
 
 # ---------------------------------------------------------------------- Python documentation
@@ -306,6 +391,7 @@ def main():
     nouns = read_nouns(wordnet_dir)
     write_task(out, "wordnet_topic", wordnet_topic(nouns), label_counts)
     write_task(out, "wordnet_hypernym", wordnet_hypernym(nouns), label_counts)
+    write_task(out, "wordnet_similarity", wordnet_similarity(nouns), similarity_counts)
     write_task(out, "pydoc_entities", pydoc_entities(pydoc_dir), entity_counts)
 
 

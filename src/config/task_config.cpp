@@ -69,6 +69,19 @@ constexpr size_t kMaxLabels = size_t(1) << 16;
 // table is checked once it is loaded (require_fits).
 constexpr int64_t kMaxSeqLen = int64_t(1) << 20;
 
+// Which metrics score which kind of task.
+bool metric_fits(TaskKind kind, TaskMetric metric) {
+  switch (kind) {
+    case TaskKind::sequence_classification:
+      return metric == TaskMetric::accuracy || metric == TaskMetric::macro_f1 || metric == TaskMetric::matthews ||
+             metric == TaskMetric::binary_f1;
+    case TaskKind::token_classification: return metric == TaskMetric::span_f1 || metric == TaskMetric::accuracy;
+    case TaskKind::regression:
+      return metric == TaskMetric::mse || metric == TaskMetric::pearson || metric == TaskMetric::spearman;
+  }
+  return false;
+}
+
 void check(bool ok, const TaskConfig& c, const std::string& key, const std::string& what) {
   if (!ok) throw ConfigError(c.origin + ": " + key + " " + what, key);
 }
@@ -106,7 +119,12 @@ TaskConfig load_task_config(const std::string& path) {
   check(!t.name.empty(), c, "task.name", "is missing");
   check(!t.train.empty(), c, "task.train", "is missing");
   check(!t.validation.empty(), c, "task.validation", "is missing");
-  check(t.labels.size() >= 2, c, "task.labels", "needs at least two labels");
+  const bool regression = t.kind == TaskKind::regression;
+  if (regression) {
+    check(t.labels.empty(), c, "task.labels", "is not used by a regression task (its label_field holds a number)");
+  } else {
+    check(t.labels.size() >= 2, c, "task.labels", "needs at least two labels");
+  }
   check(t.labels.size() <= kMaxLabels, c, "task.labels",
         "has " + std::to_string(t.labels.size()) + " labels, more than the " + std::to_string(kMaxLabels) +
             " a classification task may have");
@@ -114,10 +132,17 @@ TaskConfig load_task_config(const std::string& path) {
   check(t.max_seq_len <= kMaxSeqLen, c, "task.max_seq_len",
         std::to_string(t.max_seq_len) + " is past " + std::to_string(kMaxSeqLen) +
             " tokens, more than any encoder's positions");
-  const bool tagging = t.kind == TaskKind::token_classification;
-  check(tagging == (t.metric == TaskMetric::span_f1) || (tagging && t.metric == TaskMetric::accuracy), c,
-        "task.metric",
+  check(metric_fits(t.kind, t.metric), c, "task.metric",
         "cannot score a " + std::string(to_string(t.kind)) + " task with " + std::string(to_string(t.metric)));
+  if (t.metric == TaskMetric::binary_f1) {
+    check(t.labels.size() == 2, c, "task.metric",
+          "binary_f1 needs exactly two labels, task.labels has " + std::to_string(t.labels.size()));
+  }
+  if (!t.positive_label.empty()) {
+    check(t.metric == TaskMetric::binary_f1, c, "task.positive_label", "is only used by metric binary_f1");
+    check(std::find(t.labels.begin(), t.labels.end(), t.positive_label) != t.labels.end(), c, "task.positive_label",
+          "'" + t.positive_label + "' is not one of task.labels");
+  }
   check(f.epochs >= 1, c, "finetune.epochs", "must be at least 1");
   check(f.batch_size >= 1, c, "finetune.batch_size", "must be at least 1");
   check(f.learning_rate > 0, c, "finetune.learning_rate", "must be positive");

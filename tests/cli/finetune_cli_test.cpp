@@ -211,4 +211,108 @@ TEST(FinetuneCli, BadTaskFilesAndSplitsExit2WithOneLine) {
   expect_bad_input_line(run(unknown), {unknown.string() + ":", "finetune.seeds", "unknown key"});
 }
 
+// A regression task: how many of a text's words have six letters (a number the words tell).
+fs::path write_regression_task(const TempDir& dir, const std::string& metric) {
+  const auto root = dir.path() / "regression";
+  fs::create_directories(root);
+  auto rows = [&](size_t count, size_t offset) {
+    std::vector<nlohmann::json> out;
+    for (size_t i = offset; i < offset + count; ++i) {
+      std::string text;
+      double sixes = 0;
+      for (size_t j = 0; j < 3 + i % 5; ++j) {
+        text += (j ? " " : "") + word(i, j);
+        sixes += word(i, j).size() == 6;
+      }
+      out.push_back({{"text", text}, {"score", sixes}});
+    }
+    return out;
+  };
+  write_lines(root / "train.jsonl", rows(48, 0));
+  write_lines(root / "validation.jsonl", rows(16, 1000));
+  write_lines(root / "test.jsonl", rows(16, 2000));
+  const auto task = root / "task.yaml";
+  std::ofstream(task) << "task:\n  name: sixes\n  kind: regression\n  label_field: score\n  metric: " << metric
+                      << "\n  max_seq_len: 16\n  train: " << (root / "train.jsonl").string()
+                      << "\n  validation: " << (root / "validation.jsonl").string()
+                      << "\n  test: " << (root / "test.jsonl").string()
+                      << "\nfinetune:\n  epochs: 1\n  learning_rate: 1.0e-3\n  batch_size: 16\n";
+  return task;
+}
+
+TEST(FinetuneCli, ASuiteReportsEachTasksMeanAndSpreadOverItsSeedsAndTheAverage) {
+  TempDir dir;
+  const auto checkpoint = train_tiny(dir);
+  const auto pair = write_task(dir, "pair", 32);
+  write_regression_task(dir, "mse");
+  // Task paths relative to the suite file's directory.
+  const auto suite = dir.path() / "suite.yaml";
+  std::ofstream(suite) << "suite:\n  name: small\n  seeds: [1, 2]\n  tasks: [pair/task.yaml, regression/task.yaml]\n";
+  const CliRun run = run_tool("mlm-finetune", dir, {"--model", checkpoint.string(), "--suite", suite.string(), "--json"}, false);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["suite"], "small");
+  EXPECT_EQ(report["seeds"], (std::vector<int64_t>{1, 2}));
+  ASSERT_EQ(report["tasks"].size(), 2u);
+  for (const auto& t : report["tasks"]) {
+    for (const char* split : {"validation", "test"}) {
+      const auto per_seed = t[split]["per_seed"].get<std::vector<double>>();
+      ASSERT_EQ(per_seed.size(), 2u) << t.dump();
+      EXPECT_NEAR(t[split]["mean"].get<double>(), (per_seed[0] + per_seed[1]) / 2, 1e-12);
+      EXPECT_NEAR(t[split]["std"].get<double>(), std::abs(per_seed[0] - per_seed[1]) / std::sqrt(2.0), 1e-12);
+    }
+  }
+  EXPECT_EQ(report["tasks"][1]["metric"], "mse");
+  EXPECT_FALSE(report["tasks"][1]["higher_is_better"].get<bool>());
+  // The average is over the tasks whose higher score is better: mse is left out.
+  EXPECT_EQ(report["average"]["tasks"], 1);
+  EXPECT_DOUBLE_EQ(report["average"]["validation"].get<double>(), report["tasks"][0]["validation"]["mean"].get<double>());
+
+  // --seeds N: the seeds 1..N; the text report, one line per task and the average.
+  const CliRun text = run_tool("mlm-finetune", dir, {"--model", checkpoint.string(), "--suite", suite.string(), "--seeds", "1"}, false);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("suite             small (1 seed,"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("pair              accuracy  validation "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("sixes             mse       validation "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" ± "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(1 seed)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("average"), std::string::npos) << text.out;
+
+  // A bad suite: one line naming the key, exit 2; --output and --seeds do not go with it / without it.
+  std::ofstream(dir.path() / "bad.yaml") << "suite:\n  name: small\n  seeds: [1, 1]\n  tasks: [pair/task.yaml]\n";
+  expect_bad_input_line(
+      run_tool("mlm-finetune", dir, {"--model", checkpoint.string(), "--suite", (dir.path() / "bad.yaml").string()}, false),
+      {"bad.yaml:3", "suite.seeds[1]", "given twice"});
+  EXPECT_EQ(run_tool("mlm-finetune", dir,
+                     {"--model", checkpoint.string(), "--suite", suite.string(), "--output", (dir.path() / "o").string()},
+                     false).exit_code, 2);
+  EXPECT_EQ(run_tool("mlm-finetune", dir, {"--model", checkpoint.string(), "--task", pair.string(), "--seeds", "2"}, false)
+                .exit_code, 2);
+  EXPECT_FALSE(fs::exists(dir.path() / "o"));
+}
+
+TEST(FinetuneCli, ARegressionTaskExportsTheOneOutputHeadTransformersLoads) {
+  TempDir dir;
+  const auto checkpoint = train_tiny(dir);
+  const auto out = dir.path() / "regressor";
+  const auto task = write_regression_task(dir, "pearson");
+  const auto report = finetune(dir, checkpoint, task, out);
+  EXPECT_EQ(report["model_class"], "BertForSequenceClassification");
+  for (const char* metric : {"mse", "pearson", "spearman"}) EXPECT_TRUE(report["test"].contains(metric)) << metric;
+  EXPECT_GE(report["tokenize_seconds"].get<double>(), 0.0);
+  EXPECT_LE(report["eval_seconds"].get<double>(), report["seconds"].get<double>());
+  const auto config = nlohmann::json::parse(slurp((out / "config.json").string()));
+  EXPECT_EQ(config["problem_type"], "regression");
+  EXPECT_EQ(config["id2label"].size(), 1u) << "transformers reads num_labels 1 from it";
+  const auto loaded = transformers_side(dir, {"load", "BertForSequenceClassification", out.string()})[out.string()];
+  EXPECT_TRUE(loaded["missing"].empty()) << loaded.dump();
+  EXPECT_TRUE(loaded["mismatched"].empty()) << loaded.dump();
+
+  // A target that is not a number: one line naming the file and line, exit 2.
+  const auto train = dir.path() / "regression" / "train.jsonl";
+  std::ofstream(train) << R"({"text": "river stone", "score": 1})" << "\n" << R"({"text": "river", "score": "high"})" << "\n";
+  expect_bad_input_line(run_tool("mlm-finetune", dir, {"--model", checkpoint.string(), "--task", task.string()}, false),
+                        {train.string() + ":2", "field 'score' is not a number"});
+}
+
 }  // namespace mlm::cli::finetune_cli

@@ -68,6 +68,30 @@ TEST(TaskFileKeys, AKeySetTwiceIsRefused) {
   EXPECT_EQ(key, "task.name");
 }
 
+TEST(TaskFileKeys, RegressionAndBinaryF1AreCheckedAgainstTheLabels) {
+  TempDir dir;
+  const std::string regression =
+      "task:\n  name: t\n  kind: regression\n  train: a.jsonl\n  validation: b.jsonl\n  metric: pearson\n";
+  const auto config = load_task_config(dir.write("ok.yaml", regression));
+  EXPECT_EQ(config.task.kind, TaskKind::regression);
+  EXPECT_FALSE(higher_is_better(TaskMetric::mse));
+  EXPECT_TRUE(higher_is_better(TaskMetric::spearman));
+  expect_has(error_of(dir, regression + "  labels: [x, y]\n").first,
+             {"task.labels is not used by a regression task"});
+  expect_has(error_of(dir, "task:\n  name: t\n  kind: regression\n  train: a\n  validation: b\n").first,
+             {"task.metric cannot score a regression task with accuracy"});
+  expect_has(error_of(dir, kTask + "  metric: mse\n").first,
+             {"task.metric cannot score a sequence_classification task with mse"});
+  const auto binary = load_task_config(dir.write("f1.yaml", kTask + "  metric: binary_f1\n  positive_label: x\n"));
+  EXPECT_EQ(binary.task.positive_label, "x");
+  expect_has(error_of(dir, kTask + "  metric: binary_f1\n  positive_label: z\n").first,
+             {"task.positive_label 'z' is not one of task.labels"});
+  expect_has(error_of(dir, kTask + "  positive_label: x\n").first, {"task.positive_label is only used by metric binary_f1"});
+  expect_has(
+      error_of(dir, "task:\n  name: t\n  train: a\n  validation: b\n  labels: [x, y, z]\n  metric: binary_f1\n").first,
+      {"binary_f1 needs exactly two labels, task.labels has 3"});
+}
+
 TEST(TaskFileKeys, EveryKeyReads) {
   TempDir dir;
   const auto config = load_task_config(dir.write(

@@ -6,10 +6,13 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <fstream>
+#include <functional>
 
 #include "config/config_test_util.h"
 #include "mlm/model/make_masked_lm.h"
 #include "mlm/train/finetune/finetune.h"
+#include "mlm/train/finetune/probes.h"
+#include "mlm/train/finetune/seed_spread.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::train::finetune {
@@ -28,6 +31,39 @@ TEST(FinetuneMetrics, AccuracyMacroF1AndMatthewsAsScikitLearn) {
   EXPECT_NEAR(matthews(gold, pred), 12.0 / std::sqrt(24.0 * 22.0), 1e-12);
   EXPECT_DOUBLE_EQ(matthews({0, 1, 0, 1}, {0, 1, 0, 1}), 1.0);
   EXPECT_DOUBLE_EQ(matthews({0, 0, 0}, {0, 0, 0}), 0.0) << "one class only: undefined, 0 as scikit-learn";
+}
+
+TEST(FinetuneMetrics, BinaryF1OfThePositiveLabel) {
+  const std::vector<int64_t> gold = {1, 1, 1, 0, 0, 0}, pred = {1, 1, 0, 1, 0, 0};
+  // Label 1: tp 2, fp 1, fn 1 -> 2*2 / (4 + 1 + 1); label 0: tp 2, fp 1, fn 1 too.
+  EXPECT_NEAR(binary_f1(gold, pred, 1), 4.0 / 6.0, 1e-12);
+  EXPECT_NEAR(binary_f1({1, 0, 0, 0}, {1, 1, 0, 0}, 1), 2.0 / 3.0, 1e-12);  // tp 1, fp 1, fn 0
+  EXPECT_NEAR(binary_f1({1, 0, 0, 0}, {1, 1, 0, 0}, 0), 4.0 / 5.0, 1e-12);  // tp 2, fp 0, fn 1
+  EXPECT_DOUBLE_EQ(binary_f1({0, 0}, {0, 0}, 1), 0.0) << "never gold nor predicted: 0 as scikit-learn";
+}
+
+TEST(FinetuneMetrics, MseAndPearsonAndSpearmanWithTiesAsScipy) {
+  const std::vector<double> x = {1, 2, 3, 4, 5}, y = {2, 1, 4, 3, 5};
+  EXPECT_DOUBLE_EQ(mean_squared_error(x, y), 4.0 / 5.0);
+  // Centred: (-2, -1, 0, 1, 2) and (-1, -2, 1, 0, 2); products sum to 8, squares to 10 and 10.
+  EXPECT_NEAR(pearson(x, y), 0.8, 1e-12);
+  EXPECT_NEAR(spearman(x, y), 0.8, 1e-12) << "ranks are the values";
+  // Ties get the average of their ranks (scipy.stats.rankdata, method "average").
+  EXPECT_EQ(average_ranks({10, 20, 20, 5, 20}), (std::vector<double>{2, 4, 4, 1, 4}));
+  // scipy.stats.spearmanr([1, 2, 2, 3], [1, 3, 2, 4]): ranks (1, 2.5, 2.5, 4) and (1, 3, 2, 4):
+  // centred (-1.5, 0, 0, 1.5) and (-1.5, .5, -.5, 1.5): 4.5 / sqrt(4.5 * 5) = 0.9486832980505138.
+  EXPECT_NEAR(spearman({1, 2, 2, 3}, {1, 3, 2, 4}), 0.9486832980505138, 1e-12);
+  // Spearman sees order only: a monotone map of one side keeps rho at 1, not Pearson's r.
+  EXPECT_NEAR(spearman({1, 2, 3, 4}, {1, 8, 27, 64}), 1.0, 1e-12);
+  EXPECT_LT(pearson({1, 2, 3, 4}, {1, 8, 27, 64}), 0.99);
+  EXPECT_DOUBLE_EQ(pearson({1, 1, 1}, {1, 2, 3}), 0.0) << "a constant side: undefined, 0";
+}
+
+TEST(FinetuneMetrics, SeedSpreadIsTheMeanAndTheSampleStandardDeviation) {
+  const auto s = spread_of({0.5, 0.7, 0.9});
+  EXPECT_NEAR(s.mean, 0.7, 1e-12);
+  EXPECT_NEAR(s.std, 0.2, 1e-12) << "n - 1: sqrt((0.04 + 0 + 0.04) / 2)";
+  EXPECT_EQ(spread_of({0.3}).std, 0.0);
 }
 
 TEST(FinetuneMetrics, SpansAsSeqevalsDefaultMode) {
@@ -93,38 +129,67 @@ TEST(FinetuneTaskFile, ReadsEveryKeyAndRefusesWhatItCannotUse) {
   EXPECT_NE(error_of("task: [\n").find("not YAML"), std::string::npos);
 }
 
-// A task a tiny encoder learns in a few epochs: is token 7 in the text?
-TEST(Finetune, LearnsALearnableTaskAndLeavesTheGeneratorAlone) {
+// One intra-op thread while it lives: the tiny models below have no work to share, and on a
+// busy machine the idle threads' spinning made a 2 s test take 100 s.
+class OneTorchThread {
+ public:
+  OneTorchThread() : before_(torch::get_num_threads()) { torch::set_num_threads(1); }
+  ~OneTorchThread() { torch::set_num_threads(before_); }
+
+ private:
+  int before_;
+};
+
+config::ModelConfig tiny_finetune_model_config() {
   config::ModelConfig mc;
   mc.hidden_size = 32;
   mc.num_hidden_layers = 1;
   mc.num_attention_heads = 2;
   mc.intermediate_size = 64;
   mc.max_position_embeddings = 16;
-  torch::manual_seed(1);
-  Classifier classifier(model::make_masked_lm(mc, 20, 0), config::TaskKind::sequence_classification, 2);
+  return mc;
+}
 
-  TaskSplits splits;
-  auto examples = [](int64_t n, uint64_t seed) {
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-    EncodedSplit split;
-    for (int64_t i = 0; i < n; ++i) {
-      const auto body = torch::randint(8, 20, {6}, gen, torch::kLong);
-      EncodedExample e;
-      e.ids = {2};
-      for (int64_t k = 0; k < 6; ++k) e.ids.push_back(body[k].item<int64_t>());
-      const bool yes = i % 2 == 0;
-      if (yes) e.ids[1 + static_cast<size_t>(i % 6)] = 7;
-      e.ids.push_back(3);
-      e.token_types.assign(e.ids.size(), 0);
-      e.labels = {yes ? 1 : 0};
-      split.examples.push_back(e);
+// `n` examples [CLS] + 6 tokens of 8..19 + [SEP] with token 7 put in `sevens(i)` places (from
+// position 1 + i % 6 on); labelled by `label(i)` (sequence tasks) or with the target
+// `sevens(i)` (regression).
+EncodedSplit sevens_split(int64_t n, uint64_t seed, const std::function<int64_t(int64_t)>& sevens, bool regression) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  EncodedSplit split;
+  for (int64_t i = 0; i < n; ++i) {
+    const auto body = torch::randint(8, 20, {6}, gen, torch::kLong);
+    EncodedExample e;
+    e.ids = {2};
+    for (int64_t k = 0; k < 6; ++k) e.ids.push_back(body[k].item<int64_t>());
+    for (int64_t k = 0; k < sevens(i); ++k) e.ids[1 + static_cast<size_t>((i + k) % 6)] = 7;
+    e.ids.push_back(3);
+    e.token_types.assign(e.ids.size(), 0);
+    if (regression) {
+      e.target = static_cast<double>(sevens(i));
+    } else {
+      e.labels = {sevens(i) > 0 ? 1 : 0};
     }
-    return split;
-  };
-  splits.train = examples(128, 1);
-  splits.validation = examples(64, 2);
-  splits.test = examples(64, 3);
+    split.examples.push_back(e);
+  }
+  return split;
+}
+
+// Is token 7 in the text? Half the examples have it once.
+TaskSplits has7_splits() {
+  const auto once_every_other = [](int64_t i) { return i % 2 == 0 ? int64_t(1) : int64_t(0); };
+  TaskSplits splits;
+  splits.train = sevens_split(128, 1, once_every_other, false);
+  splits.validation = sevens_split(64, 2, once_every_other, false);
+  splits.test = sevens_split(64, 3, once_every_other, false);
+  return splits;
+}
+
+// A task a tiny encoder learns in a few epochs: is token 7 in the text?
+TEST(Finetune, LearnsALearnableTaskAndLeavesTheGeneratorAlone) {
+  torch::manual_seed(1);
+  Classifier classifier(model::make_masked_lm(tiny_finetune_model_config(), 20, 0),
+                        config::TaskKind::sequence_classification, 2);
+  const auto splits = has7_splits();
   config::TaskConfig task;
   task.task.name = "has7";
   task.task.labels = {"no", "yes"};
@@ -147,6 +212,79 @@ TEST(Finetune, LearnsALearnableTaskAndLeavesTheGeneratorAlone) {
   // The best epoch's weights are the ones scored on test, and are left in the classifier.
   const auto again = evaluate_split(classifier, task.task, splits.validation, 16, 0, torch::kCPU);
   EXPECT_DOUBLE_EQ(again.value, result.best_validation);
+}
+
+// Regression (transformers' problem_type "regression": one output, mean squared error): the
+// number of 7s in the text, 0 or 1 (ties for Spearman's ranks).
+TEST(Finetune, LearnsARegressionTaskWithOneOutput) {
+  const OneTorchThread one_thread;
+  torch::manual_seed(1);
+  Classifier classifier(model::make_masked_lm(tiny_finetune_model_config(), 20, 0), config::TaskKind::regression, 1);
+  const auto count = [](int64_t i) { return i % 2; };
+  TaskSplits splits;
+  splits.train = sevens_split(128, 1, count, true);
+  splits.validation = sevens_split(64, 2, count, true);
+  splits.test = sevens_split(64, 3, count, true);
+  config::TaskConfig task;
+  task.task.name = "count7";
+  task.task.kind = config::TaskKind::regression;
+  task.task.metric = config::TaskMetric::mse;
+  task.finetune.epochs = 8;
+  task.finetune.learning_rate = 3e-3;
+  task.finetune.batch_size = 16;
+  task.finetune.early_stopping_patience = 0;
+  const auto result = run_finetune(classifier, task, splits, 0, torch::kCPU);
+  ASSERT_TRUE(result.test.has_value());
+  // Predicting the mean (0.5) everywhere has mse 0.25.
+  EXPECT_LT(result.test->value, 0.1) << "mse on the test split";
+  EXPECT_EQ(result.test->all.size(), 3u);
+  EXPECT_GT(result.test->all[1].second, 0.8) << "pearson";
+  EXPECT_GT(result.test->all[2].second, 0.8) << "spearman";
+  // mse: lower is better, so the best epoch is the lowest validation mse.
+  double lowest = 1e9;
+  for (const auto& e : result.evaluations) lowest = std::min(lowest, e.validation.value);
+  EXPECT_DOUBLE_EQ(result.best_validation, lowest);
+}
+
+// Probes fine-tune in bf16 where the run trains in bf16: their scores must stay within the seed
+// spread of fp32's. The bound: the means over 6 seeds differ by at most kBf16SpreadK = 3 fp32
+// seed standard deviations (the difference of two such means has a standard error of ~0.6 std:
+// 3 is ~5 standard errors, not a flaky bound). The task is scored by Matthews' correlation,
+// whose chance level is 0: with 64 training examples fp32 reaches 0.8-1 (std ~0.08), so a bf16
+// path that does not learn (0) is far outside the bound. On a CPU without AVX512-BF16 bf16
+// takes a slow scalar path: the model is tiny (the test takes seconds).
+constexpr double kBf16SpreadK = 3.0;
+
+TEST(FinetuneBf16, ScoresStayWithinTheSeedSpreadOfFp32) {
+  const OneTorchThread one_thread;
+  torch::manual_seed(1);
+  const auto encoder = model::make_masked_lm(tiny_finetune_model_config(), 20, 0);
+  auto splits = has7_splits();
+  splits.train.examples.resize(64);  // few enough that the seeds do not all reach the same score
+  config::TaskConfig task;
+  task.task.name = "has7";
+  task.task.labels = {"no", "yes"};
+  task.task.metric = config::TaskMetric::matthews;
+  task.finetune.epochs = 8;
+  task.finetune.learning_rate = 3e-3;
+  task.finetune.batch_size = 8;
+  task.finetune.early_stopping_patience = 0;
+  const std::vector<int64_t> seeds = {1, 2, 3, 4, 5, 6};
+  const auto fp32 = finetune_over_seeds(encoder, task, splits, seeds, 0, torch::kCPU, false);
+  const auto bf16 = finetune_over_seeds(encoder, task, splits, seeds, 0, torch::kCPU, true);
+  const auto f = spread_of(fp32.test), b = spread_of(bf16.test);
+  EXPECT_GT(f.std, 0.0) << "the seeds must spread for the bound to mean anything";
+  EXPECT_LE(std::abs(b.mean - f.mean), kBf16SpreadK * f.std)
+      << "fp32 " << f.mean << " ± " << f.std << ", bf16 " << b.mean << " ± " << b.std;
+  EXPECT_GT(b.mean, 0.5) << "bf16 learns the task (Matthews' correlation; chance is 0)";
+  // bf16 ran: the first step's loss is not fp32's to the last bit.
+  auto one_step = task;
+  one_step.finetune.max_steps = 1;
+  const auto first_loss = [&](bool in_bf16) {
+    auto classifier = make_classifier(copy_model(encoder, torch::kCPU), one_step);
+    return run_finetune(classifier, one_step, splits, 0, torch::kCPU, in_bf16).losses.front();
+  };
+  EXPECT_NE(first_loss(false), first_loss(true));
 }
 
 }  // namespace

@@ -4,8 +4,10 @@
 // generator must come back as it was).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 
+#include "mlm/train/finetune/split_cache.h"
 #include "mlm/train/run/trainer.h"
 #include "mlm/util/errors.h"
 #include "train_test_util.h"
@@ -55,7 +57,10 @@ TEST(TrainerProbes, ScoresLandInTheMetricsAndTheRunTrainsAsWithout) {
 
   const auto dir = fresh_dir("probes_with");
   auto with_sets = sets;
-  with_sets.push_back("eval.probes=[" + write_probe_task(dir).string() + "]");
+  // The task on its own, and a suite running it over two seeds (mean and spread rows).
+  const auto task = write_probe_task(dir);
+  std::ofstream(dir / "suite.yaml") << "suite:\n  name: mini\n  seeds: [1, 2]\n  tasks: [probe.yaml]\n";
+  with_sets.push_back("eval.probes=[" + task.string() + "," + (dir / "suite.yaml").string() + "]");
   with_sets.push_back("eval.on_start=true");  // the step-0 baseline leaves the run alone too
   const auto probed = train_recorded(tiny_config(dir, with_sets));
 
@@ -64,22 +69,55 @@ TEST(TrainerProbes, ScoresLandInTheMetricsAndTheRunTrainsAsWithout) {
   ASSERT_EQ(probed.params.size(), plain.params.size());
   for (size_t i = 0; i < plain.params.size(); ++i) EXPECT_TRUE(torch::equal(probed.params[i], plain.params[i])) << i;
 
-  std::vector<int64_t> probe_steps;
+  std::vector<int64_t> probe_steps, suite_steps, average_steps;
   for (const auto& row : read_metrics(dir)) {
     if (!row.contains("probe")) continue;
+    if (row["probe_metric"] == "average") {  // the suite's average over its tasks: here the one task's mean
+      EXPECT_EQ(row["probe"], "mini");
+      EXPECT_EQ(row["probe_tasks"], 1);
+      average_steps.push_back(row["step"]);
+      continue;
+    }
     EXPECT_EQ(row["probe"], "parity");
     EXPECT_EQ(row["probe_metric"], "accuracy");
     EXPECT_GE(row["probe_validation"].get<double>(), 0.0);
     EXPECT_EQ(row["probe_steps"], 3);  // 48 examples in batches of 16, one epoch
-    probe_steps.push_back(row["step"]);
+    EXPECT_GE(row["probe_eval_time_s"].get<double>(), 0.0);
+    if (!row.contains("probe_suite")) {
+      EXPECT_FALSE(row.contains("probe_seeds"));
+      probe_steps.push_back(row["step"]);
+      continue;
+    }
+    EXPECT_EQ(row["probe_suite"], "mini");
+    EXPECT_EQ(row["probe_seeds"], 2);
+    const auto per_seed = row["probe_validation_per_seed"].get<std::vector<double>>();
+    ASSERT_EQ(per_seed.size(), 2u);
+    EXPECT_NEAR(row["probe_validation"].get<double>(), (per_seed[0] + per_seed[1]) / 2, 1e-12) << "the mean";
+    EXPECT_NEAR(row["probe_validation_std"].get<double>(), std::abs(per_seed[0] - per_seed[1]) / std::sqrt(2.0),
+                1e-12)
+        << "the sample standard deviation of two values";
+    suite_steps.push_back(row["step"]);
   }
   EXPECT_EQ(probe_steps, (std::vector<int64_t>{0, 3, 6}));
+  EXPECT_EQ(suite_steps, (std::vector<int64_t>{0, 3, 6}));
+  EXPECT_EQ(average_steps, (std::vector<int64_t>{0, 3, 6}));
   std::vector<int64_t> eval_steps;
   for (const auto& row : read_metrics(dir)) {
     if (row.contains("eval_mlm_accuracy")) eval_steps.push_back(row["step"]);
   }
   EXPECT_EQ(eval_steps, (std::vector<int64_t>{0, 3, 6}));
   for (const auto& row : read_metrics(plain_dir)) EXPECT_FALSE(row.contains("probe"));
+
+  // The probes' splits are tokenized once for the process: the same files and tokenizer get the
+  // same encoded splits; a file changed since is read again.
+  const auto tokenizer = text::Tokenizer::load(tiny_config(dir, with_sets).tokenizer.model);
+  const auto task_config = config::load_task_config(task.string());
+  const auto first = finetune::cached_task_splits(task_config, tokenizer);
+  EXPECT_EQ(finetune::cached_task_splits(task_config, tokenizer), first);
+  std::ofstream(dir / "train.jsonl", std::ios::app) << R"({"text": "one more line", "label": "odd"})" << "\n";
+  const auto changed = finetune::cached_task_splits(task_config, tokenizer);
+  EXPECT_NE(changed, first);
+  EXPECT_EQ(changed->train.examples.size(), 48u) << "max_train_examples still applies";
 }
 
 TEST(TrainerProbes, ABadTaskFileStopsTheRunBeforeItTrains) {

@@ -34,8 +34,8 @@ enum class PhaseOptimizer { carry, reset };
 enum class PhaseSchedule { continue_run, restart };
 enum class MaskingRateSchedule { constant, linear, cosine };
 // A fine-tuning task file's (task_config.h).
-enum class TaskKind { sequence_classification, token_classification };
-enum class TaskMetric { accuracy, macro_f1, matthews, span_f1 };
+enum class TaskKind { sequence_classification, token_classification, regression };
+enum class TaskMetric { accuracy, macro_f1, matthews, span_f1, binary_f1, mse, pearson, spearman };
 
 template <class E>
 struct EnumNames;
@@ -69,8 +69,8 @@ MLM_ENUM_NAMES(ProgressBar, "auto", "on", "off")
 MLM_ENUM_NAMES(PhaseOptimizer, "carry", "reset")
 MLM_ENUM_NAMES(PhaseSchedule, "continue", "restart")
 MLM_ENUM_NAMES(MaskingRateSchedule, "constant", "linear", "cosine")
-MLM_ENUM_NAMES(TaskKind, "sequence_classification", "token_classification")
-MLM_ENUM_NAMES(TaskMetric, "accuracy", "macro_f1", "matthews", "span_f1")
+MLM_ENUM_NAMES(TaskKind, "sequence_classification", "token_classification", "regression")
+MLM_ENUM_NAMES(TaskMetric, "accuracy", "macro_f1", "matthews", "span_f1", "binary_f1", "mse", "pearson", "spearman")
 #undef MLM_ENUM_NAMES
 
 /// nsp and sop train on sentence pairs (the data packs them, the model has a pair head).

@@ -16,10 +16,13 @@ struct TaskSection {
   std::string train, validation, test;  // JSON lines; relative paths from the working directory
   std::string text_field = "text";      // sequence tasks: the text (first segment)
   std::string text_pair_field;          // sequence tasks: the second segment ("" = single)
-  std::string label_field = "label";    // sequence: one label; token: one tag per word
+  std::string label_field = "label";    // sequence: one label; token: one tag per word;
+                                        //   regression: a number
   std::string tokens_field = "tokens";  // token tasks: the words
-  std::vector<std::string> labels;      // the label set, in the classifier's order
+  std::vector<std::string> labels;      // the label set, in the classifier's order (none
+                                        //   for regression: one output, the value)
   TaskMetric metric = TaskMetric::accuracy;
+  std::string positive_label;           // binary_f1: the label scored ("" = labels[1])
   int64_t max_seq_len = 128;            // longer inputs are truncated (and counted)
 
   template <class V>
@@ -35,6 +38,7 @@ struct TaskSection {
     v("tokens_field", tokens_field);
     v("labels", labels);
     v("metric", metric);
+    v("positive_label", positive_label);
     v("max_seq_len", max_seq_len);
   }
 };
@@ -71,6 +75,10 @@ struct FinetuneSection {
     v("max_grad_norm", max_grad_norm);
   }
 };
+
+/// Whether a larger value of `metric` is a better model (all but mse): what picks the best
+/// epoch, stops early, and orders scores.
+inline bool higher_is_better(TaskMetric metric) { return metric != TaskMetric::mse; }
 
 struct TaskConfig {
   TaskSection task;

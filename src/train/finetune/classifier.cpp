@@ -7,7 +7,7 @@ namespace mlm::train::finetune {
 ClassifierImpl::ClassifierImpl(model::MaskedLm encoder_in, config::TaskKind kind_in, int64_t num_labels)
     : encoder(std::move(encoder_in)), kind(kind_in), spec_(&model::architecture_spec(encoder->config().architecture)) {
   register_module("encoder", encoder.ptr());
-  head = register_module("head", spec_->classification_head(encoder, kind == config::TaskKind::sequence_classification,
+  head = register_module("head", spec_->classification_head(encoder, kind != config::TaskKind::token_classification,
                                                             num_labels));
 }
 
@@ -21,7 +21,7 @@ torch::Tensor ClassifierImpl::forward(const model::MlmInputs& in) {
 
 std::string ClassifierImpl::hf_class() const {
   return spec_->hf_class_stem() +
-         (kind == config::TaskKind::sequence_classification ? "ForSequenceClassification" : "ForTokenClassification");
+         (kind != config::TaskKind::token_classification ? "ForSequenceClassification" : "ForTokenClassification");
 }
 
 model::TensorDict ClassifierImpl::hf_state_dict() {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "mlm/train/loop/autocast.h"
 #include "mlm/train/optim/grad_clip.h"
 #include "mlm/train/optim/optimizer.h"
 #include "mlm/util/errors.h"
@@ -15,10 +16,18 @@ namespace {
 
 namespace F = torch::nn::functional;
 
-torch::Tensor task_loss(const torch::Tensor& logits, const torch::Tensor& labels) {
+torch::Tensor task_loss(const torch::Tensor& logits_in, const torch::Tensor& labels, config::TaskKind kind) {
+  // In fp32 whatever precision the forward ran in, as transformers' models compute it.
+  const auto logits = logits_in.to(torch::kFloat32);
+  // Regression (problem_type "regression"): the mean squared error of the one output.
+  if (kind == config::TaskKind::regression) return F::mse_loss(logits.squeeze(-1), labels);
   // Mean cross-entropy over the scored labels, as the ...ForClassification models compute it.
   return F::cross_entropy(logits.reshape({-1, logits.size(-1)}), labels.reshape({-1}),
                           F::CrossEntropyFuncOptions().ignore_index(kIgnoredLabel));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 // Every parameter, copied (the best epoch's, kept aside).
@@ -81,7 +90,10 @@ double linear_warmup_decay(double peak, int64_t step, int64_t warmup, int64_t to
 }
 
 ClassifierBatch make_batch(const std::vector<EncodedExample>& examples, const std::vector<int64_t>& order,
-                           size_t first, size_t count, int64_t pad_id, bool token_task, const torch::Device& device) {
+                           size_t first, size_t count, int64_t pad_id, config::TaskKind kind,
+                           const torch::Device& device) {
+  const bool token_task = kind == config::TaskKind::token_classification;
+  const bool regression = kind == config::TaskKind::regression;
   size_t longest = 0;
   for (size_t i = first; i < first + count; ++i)
     longest = std::max(longest, examples[static_cast<size_t>(order[i])].ids.size());
@@ -89,7 +101,9 @@ ClassifierBatch make_batch(const std::vector<EncodedExample>& examples, const st
   auto ids = torch::full({b, s}, pad_id, torch::kLong);
   auto types = torch::zeros({b, s}, torch::kLong);
   auto mask = torch::zeros({b, s}, torch::kLong);
-  auto labels = token_task ? torch::full({b, s}, kIgnoredLabel, torch::kLong) : torch::empty({b}, torch::kLong);
+  auto labels = token_task   ? torch::full({b, s}, kIgnoredLabel, torch::kLong)
+                : regression ? torch::empty({b}, torch::kFloat32)
+                             : torch::empty({b}, torch::kLong);
   for (int64_t r = 0; r < b; ++r) {
     const auto& e = examples[static_cast<size_t>(order[first + static_cast<size_t>(r)])];
     const auto n = static_cast<int64_t>(e.ids.size());
@@ -98,6 +112,8 @@ ClassifierBatch make_batch(const std::vector<EncodedExample>& examples, const st
     mask[r].narrow(0, 0, n).fill_(1);
     if (token_task) {
       labels[r].narrow(0, 0, n).copy_(torch::tensor(e.labels, torch::kLong));
+    } else if (regression) {
+      labels[r] = e.target;
     } else {
       labels[r] = e.labels.front();
     }
@@ -114,33 +130,43 @@ ClassifierBatch make_batch(const std::vector<EncodedExample>& examples, const st
 }
 
 TaskScores evaluate_split(Classifier& classifier, const config::TaskSection& task, const EncodedSplit& split,
-                          int64_t batch_size, int64_t pad_id, const torch::Device& device) {
+                          int64_t batch_size, int64_t pad_id, const torch::Device& device, bool bf16) {
   const bool was_training = classifier->is_training();
   classifier->eval();
   torch::NoGradGuard no_grad;
   const bool token_task = task.kind == config::TaskKind::token_classification;
+  const bool regression = task.kind == config::TaskKind::regression;
   std::vector<int64_t> order(split.examples.size());
   std::iota(order.begin(), order.end(), 0);
   Predictions p;
   for (size_t first = 0; first < order.size(); first += static_cast<size_t>(batch_size)) {
     const size_t count = std::min(order.size() - first, static_cast<size_t>(batch_size));
-    const auto batch = make_batch(split.examples, order, first, count, pad_id, token_task, device);
-    const auto predicted = classifier->forward(batch.inputs).argmax(-1).cpu();
-    const auto gold = batch.labels.cpu();
+    const auto batch = make_batch(split.examples, order, first, count, pad_id, task.kind, device);
+    torch::Tensor logits;
+    {
+      const AutocastScope autocast(bf16, device);
+      logits = classifier->forward(batch.inputs);
+    }
+    if (regression) {
+      const auto predicted = logits.squeeze(-1).to(torch::kFloat64).cpu().contiguous();
+      const auto gold = batch.labels.to(torch::kFloat64).cpu().contiguous();
+      p.predicted_values.insert(p.predicted_values.end(), predicted.data_ptr<double>(),
+                                predicted.data_ptr<double>() + predicted.numel());
+      p.gold_values.insert(p.gold_values.end(), gold.data_ptr<double>(), gold.data_ptr<double>() + gold.numel());
+      continue;
+    }
+    const auto predicted = logits.argmax(-1).cpu().contiguous();
+    const auto gold = batch.labels.cpu().contiguous();
+    const auto width = token_task ? gold.size(1) : 1;
+    const int64_t* g = gold.data_ptr<int64_t>();
+    const int64_t* q = predicted.data_ptr<int64_t>();
     for (int64_t r = 0; r < static_cast<int64_t>(count); ++r) {
       p.gold.emplace_back();
       p.predicted.emplace_back();
-      if (!token_task) {
-        p.gold.back().push_back(gold[r].item<int64_t>());
-        p.predicted.back().push_back(predicted[r].item<int64_t>());
-        continue;
-      }
-      const auto g = gold[r].contiguous();
-      const auto q = predicted[r].contiguous();
-      for (int64_t k = 0; k < g.size(0); ++k) {
-        if (g.data_ptr<int64_t>()[k] == kIgnoredLabel) continue;
-        p.gold.back().push_back(g.data_ptr<int64_t>()[k]);
-        p.predicted.back().push_back(q.data_ptr<int64_t>()[k]);
+      for (int64_t k = r * width; k < (r + 1) * width; ++k) {
+        if (g[k] == kIgnoredLabel) continue;
+        p.gold.back().push_back(g[k]);
+        p.predicted.back().push_back(q[k]);
       }
     }
   }
@@ -149,7 +175,7 @@ TaskScores evaluate_split(Classifier& classifier, const config::TaskSection& tas
 }
 
 FinetuneResult run_finetune(Classifier& classifier, const config::TaskConfig& config, const TaskSplits& splits,
-                            int64_t pad_id, const torch::Device& device) {
+                            int64_t pad_id, const torch::Device& device, bool bf16) {
   const auto& task = config.task;
   const auto& recipe = config.finetune;
   const auto started = std::chrono::steady_clock::now();
@@ -157,7 +183,6 @@ FinetuneResult run_finetune(Classifier& classifier, const config::TaskConfig& co
   torch::manual_seed(static_cast<uint64_t>(recipe.seed));  // dropout's draws
   auto order_generator = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(recipe.seed));
 
-  const bool token_task = task.kind == config::TaskKind::token_classification;
   const auto& train = splits.train.examples;
   const auto batch_size = static_cast<size_t>(recipe.batch_size);
   const auto steps_per_epoch = static_cast<int64_t>((train.size() + batch_size - 1) / batch_size);
@@ -190,8 +215,13 @@ FinetuneResult run_finetune(Classifier& classifier, const config::TaskConfig& co
       const double lr = linear_warmup_decay(recipe.learning_rate, result.steps, result.warmup_steps, result.total_steps);
       set_learning_rate(*optimizer, lr);
       const auto batch = make_batch(train, order, first, std::min(batch_size, order.size() - first), pad_id,
-                                    token_task, device);
-      const auto loss = task_loss(classifier->forward(batch.inputs), batch.labels);
+                                    task.kind, device);
+      torch::Tensor logits;
+      {
+        const AutocastScope autocast(bf16, device);  // the forward only, as the run's steps
+        logits = classifier->forward(batch.inputs);
+      }
+      const auto loss = task_loss(logits, batch.labels, task.kind);
       loss.backward();
       result.grad_norms.push_back(clip_grad_norm(params, recipe.max_grad_norm));  // <= 0: measured only
       optimizer->step();
@@ -205,8 +235,12 @@ FinetuneResult run_finetune(Classifier& classifier, const config::TaskConfig& co
       Evaluation e;
       e.step = result.steps;
       e.epoch = static_cast<double>(result.steps) / static_cast<double>(steps_per_epoch);
-      e.validation = evaluate_split(classifier, task, splits.validation, recipe.batch_size, pad_id, device);
-      if (best_weights.empty() || e.validation.value > result.best_validation) {
+      const auto evaluating = std::chrono::steady_clock::now();
+      e.validation = evaluate_split(classifier, task, splits.validation, recipe.batch_size, pad_id, device, bf16);
+      result.eval_seconds += seconds_since(evaluating);
+      const bool better = config::higher_is_better(task.metric) ? e.validation.value > result.best_validation
+                                                                : e.validation.value < result.best_validation;
+      if (best_weights.empty() || better) {
         result.best_validation = e.validation.value;
         result.best_epoch = e.epoch;
         best_weights = snapshot(*classifier);
@@ -219,9 +253,12 @@ FinetuneResult run_finetune(Classifier& classifier, const config::TaskConfig& co
     }
   }
   restore(*classifier, best_weights);
-  if (splits.test) result.test = evaluate_split(classifier, task, *splits.test, recipe.batch_size, pad_id, device);
+  const auto testing = std::chrono::steady_clock::now();
+  if (splits.test)
+    result.test = evaluate_split(classifier, task, *splits.test, recipe.batch_size, pad_id, device, bf16);
+  result.eval_seconds += seconds_since(testing);
   classifier->eval();
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.seconds = seconds_since(started);
   return result;
 }
 

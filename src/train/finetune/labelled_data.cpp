@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 
 #include "mlm/util/errors.h"
@@ -88,7 +89,15 @@ std::vector<LabelledExample> read_labelled_split(const config::TaskSection& task
     } else {
       example.text = text_of(row, task.text_field, where);
       if (!task.text_pair_field.empty()) example.text_pair = text_of(row, task.text_pair_field, where);
-      example.label = label_index(task, field(row, task.label_field, where), where);
+      const auto& label = field(row, task.label_field, where);
+      if (task.kind != config::TaskKind::regression) {
+        example.label = label_index(task, label, where);
+      } else if (!label.is_number() || !std::isfinite(label.get<double>())) {
+        throw DataError(where + ": field '" + task.label_field + "' is not a number (" + label.dump() +
+                        "): a regression task's target");
+      } else {
+        example.value = label.get<double>();
+      }
     }
     out.push_back(std::move(example));
   }
@@ -110,7 +119,7 @@ EncodedSplit encode_split(const config::TaskSection& task, const text::Tokenizer
       e.token_types.resize(e.ids.size(), type);
     };
     e.ids.push_back(ids.cls);
-    if (task.kind == config::TaskKind::sequence_classification) {
+    if (task.kind != config::TaskKind::token_classification) {
       tokenizer.encode(example.text, a);
       b.clear();
       if (!task.text_pair_field.empty()) tokenizer.encode(example.text_pair, b);
@@ -121,7 +130,11 @@ EncodedSplit encode_split(const config::TaskSection& task, const text::Tokenizer
       e.token_types.push_back(0);
       append(a, 0);
       if (!task.text_pair_field.empty()) append(b, 1);
-      e.labels = {example.label};
+      if (task.kind == config::TaskKind::regression) {
+        e.target = example.value;
+      } else {
+        e.labels = {example.label};
+      }
     } else {
       e.labels.push_back(kIgnoredLabel);
       bool cut = false;

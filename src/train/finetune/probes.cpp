@@ -1,15 +1,26 @@
 #include "mlm/train/finetune/probes.h"
 
+#include "mlm/config/suite_config.h"
 #include "mlm/model/make_masked_lm.h"
+#include "mlm/train/finetune/seed_spread.h"
+#include "mlm/train/finetune/split_cache.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::train::finetune {
 
-Probes::Probes(const std::vector<std::string>& task_files, int64_t positions) {
-  for (const auto& file : task_files) {
+Probes::Probes(const std::vector<std::string>& files, int64_t positions) {
+  for (const auto& file : files) {
     try {
-      tasks_.push_back({config::load_task_config(file), std::nullopt});
-      require_fits(tasks_.back().config, positions);
+      if (config::is_suite_file(file)) {
+        const auto suite = config::load_suite_config(file);
+        for (const auto& task_file : suite.tasks)
+          tasks_.push_back({config::load_task_config(task_file), suite.name, suite.seeds, nullptr});
+      } else {
+        auto task = config::load_task_config(file);
+        const auto seed = task.finetune.seed;
+        tasks_.push_back({std::move(task), "", {seed}, nullptr});
+      }
+      for (const auto& task : tasks_) require_fits(task.config, positions);
     } catch (const ConfigError& e) {
       throw ConfigError(std::string("eval.probes: ") + e.what(), "eval.probes");
     }
@@ -26,30 +37,37 @@ model::MaskedLm copy_model(model::MaskedLm model, const torch::Device& device) {
 Classifier make_classifier(model::MaskedLm encoder, const config::TaskConfig& task) {
   const GeneratorStateGuard keep_the_generator;
   torch::manual_seed(static_cast<uint64_t>(task.finetune.seed));
-  Classifier classifier(std::move(encoder), task.task.kind, static_cast<int64_t>(task.task.labels.size()));
+  Classifier classifier(std::move(encoder), task.task.kind, num_outputs(task.task));
   return classifier;
 }
 
 std::vector<ProbeScore> Probes::run(model::MaskedLm model, const text::Tokenizer& tokenizer,
-                                    const torch::Device& device) {
-  // The copies' initialisation and the fine-tuning draw from the default generator: the run's
-  // next draws must not see that.
-  const GeneratorStateGuard keep_the_generator;
+                                    const torch::Device& device, bool bf16) {
   std::vector<ProbeScore> scores;
   for (auto& task : tasks_) {
     const auto& t = task.config.task;
-    if (!task.splits) task.splits = load_task_splits(task.config, tokenizer);
-    auto classifier = make_classifier(copy_model(model, device), task.config);
-    classifier->to(device);
-    const auto result = run_finetune(classifier, task.config, *task.splits, tokenizer.vocab().ids.pad, device);
+    if (!task.splits) task.splits = cached_task_splits(task.config, tokenizer);
+    const auto seeded = finetune_over_seeds(model, task.config, *task.splits, task.seeds, tokenizer.vocab().ids.pad,
+                                            device, bf16);
     ProbeScore s;
     s.task = t.name;
     s.metric = config::to_string(t.metric);
-    s.validation = result.best_validation;
-    if (result.test) s.test = result.test->value;
-    s.best_epoch = result.best_epoch;
-    s.steps = result.steps;
-    s.seconds = result.seconds;
+    s.higher_is_better = config::higher_is_better(t.metric);
+    s.suite = task.suite;
+    s.validation_per_seed = seeded.validation;
+    s.test_per_seed = seeded.test;
+    const auto validation = spread_of(seeded.validation);
+    s.validation = validation.mean;
+    s.validation_std = validation.std;
+    if (!seeded.test.empty()) {
+      const auto test = spread_of(seeded.test);
+      s.test = test.mean;
+      s.test_std = test.std;
+    }
+    s.best_epoch = seeded.best_epoch;
+    s.steps = seeded.steps;
+    s.seconds = seeded.seconds;
+    s.eval_seconds = seeded.eval_seconds;
     scores.push_back(s);
   }
   return scores;

@@ -64,6 +64,59 @@ double matthews(const std::vector<int64_t>& gold, const std::vector<int64_t>& pr
   return cov_yy > 0 && cov_pp > 0 ? cov_yp / std::sqrt(cov_yy * cov_pp) : 0.0;
 }
 
+double binary_f1(const std::vector<int64_t>& gold, const std::vector<int64_t>& predicted, int64_t positive) {
+  int64_t tp = 0, fp = 0, fn = 0;
+  for (size_t i = 0; i < gold.size(); ++i) {
+    tp += gold[i] == positive && predicted[i] == positive;
+    fp += gold[i] != positive && predicted[i] == positive;
+    fn += gold[i] == positive && predicted[i] != positive;
+  }
+  return tp ? 2.0 * static_cast<double>(tp) / static_cast<double>(2 * tp + fp + fn) : 0.0;
+}
+
+double mean_squared_error(const std::vector<double>& gold, const std::vector<double>& predicted) {
+  if (gold.empty()) return 0;
+  double sum = 0;
+  for (size_t i = 0; i < gold.size(); ++i) sum += (gold[i] - predicted[i]) * (gold[i] - predicted[i]);
+  return sum / static_cast<double>(gold.size());
+}
+
+double pearson(const std::vector<double>& x, const std::vector<double>& y) {
+  const auto n = static_cast<double>(x.size());
+  if (x.empty()) return 0;
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    mx += x[i] / n;
+    my += y[i] / n;
+  }
+  double sxy = 0, sxx = 0, syy = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+    syy += (y[i] - my) * (y[i] - my);
+  }
+  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0.0;
+}
+
+std::vector<double> average_ranks(const std::vector<double>& x) {
+  std::vector<size_t> order(x.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return x[a] < x[b]; });
+  std::vector<double> ranks(x.size());
+  for (size_t first = 0; first < order.size();) {
+    size_t last = first;  // [first, last] hold one value
+    while (last + 1 < order.size() && x[order[last + 1]] == x[order[first]]) ++last;
+    const double rank = (static_cast<double>(first + last) / 2.0) + 1.0;
+    for (size_t k = first; k <= last; ++k) ranks[order[k]] = rank;
+    first = last + 1;
+  }
+  return ranks;
+}
+
+double spearman(const std::vector<double>& x, const std::vector<double>& y) {
+  return pearson(average_ranks(x), average_ranks(y));
+}
+
 bool Span::operator<(const Span& o) const { return std::tie(type, first, last) < std::tie(o.type, o.first, o.last); }
 
 std::vector<Span> bio_spans(const std::vector<std::string>& tags) {
@@ -103,10 +156,20 @@ double span_f1(const std::vector<std::vector<std::string>>& gold, const std::vec
 TaskScores score(const config::TaskSection& task, const Predictions& p) {
   TaskScores s;
   const auto gold = flatten(p.gold), predicted = flatten(p.predicted);
-  if (task.kind == config::TaskKind::sequence_classification) {
+  if (task.kind == config::TaskKind::regression) {
+    s.all = {{"mse", mean_squared_error(p.gold_values, p.predicted_values)},
+             {"pearson", pearson(p.gold_values, p.predicted_values)},
+             {"spearman", spearman(p.gold_values, p.predicted_values)}};
+  } else if (task.kind == config::TaskKind::sequence_classification) {
     s.all = {{"accuracy", accuracy(gold, predicted)},
              {"macro_f1", macro_f1(gold, predicted)},
              {"matthews", matthews(gold, predicted)}};
+    if (task.labels.size() == 2) {
+      const auto positive = task.positive_label.empty() ? task.labels.begin() + 1
+                                                        : std::find(task.labels.begin(), task.labels.end(),
+                                                                    task.positive_label);
+      s.all.emplace_back("binary_f1", binary_f1(gold, predicted, positive - task.labels.begin()));
+    }
   } else {
     auto names = [&](const std::vector<std::vector<int64_t>>& rows) {
       std::vector<std::vector<std::string>> out;

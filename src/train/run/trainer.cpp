@@ -92,7 +92,7 @@ void Trainer::start_loop() {
   // The loop says when the probes are due; finetune/ says what they do.
   probes_ = std::make_unique<finetune::Probes>(phase_.config.eval.probes, model_->max_sequence_length());
   RunProbes run_probes;
-  if (!probes_->empty()) run_probes = [this] { return probes_->run(model_, *tokenizer_, device_); };
+  if (!probes_->empty()) run_probes = [this] { return probes_->run(model_, *tokenizer_, device_, bf16_); };
   loop_ = std::make_unique<TrainingLoop>(LoopParts{phase_.config, plan_, *comm_, device_, bf16_,
                                                    *step_, *lr_, *masking_rate_, *batch_ramp_,
                                                    *schedule_, *batches_, *checkpoints_,

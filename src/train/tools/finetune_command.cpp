@@ -2,6 +2,7 @@
 // labelled task, its scores reported and, when asked, the classifier exported.
 #include <torch/torch.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "mlm/model/hf/hf_directory.h"
@@ -9,6 +10,7 @@
 #include "mlm/text/hf/hf_tokenizer_files.h"
 #include "mlm/train/finetune/finetune.h"
 #include "mlm/train/finetune/probes.h"
+#include "mlm/train/run/device.h"
 #include "mlm/train/tools/commands.h"
 #include "mlm/train/tools/saved_model.h"
 #include "mlm/util/errors.h"
@@ -31,31 +33,37 @@ nlohmann::json classifier_config_json(Classifier& classifier, const config::Task
   auto j = model::hf_config_json(classifier->encoder);
   j["architectures"] = {classifier->hf_class()};
   nlohmann::json id2label = nlohmann::json::object(), label2id = nlohmann::json::object();
-  for (size_t i = 0; i < task.labels.size(); ++i) {
-    id2label[std::to_string(i)] = task.labels[i];
-    label2id[task.labels[i]] = static_cast<int64_t>(i);
+  // Regression has one output and no label set: transformers' default name for it.
+  const auto labels = task.kind == config::TaskKind::regression ? std::vector<std::string>{"LABEL_0"} : task.labels;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    id2label[std::to_string(i)] = labels[i];
+    label2id[labels[i]] = static_cast<int64_t>(i);
   }
   j["id2label"] = id2label;
   j["label2id"] = label2id;
   if (task.kind == config::TaskKind::sequence_classification) j["problem_type"] = "single_label_classification";
+  if (task.kind == config::TaskKind::regression) j["problem_type"] = "regression";
   return j;
 }
 
 }  // namespace
 
 nlohmann::json finetune_saved_model(const fs::path& model_dir, const std::string& task_file,
-                                    const std::optional<fs::path>& output) {
+                                    const std::optional<fs::path>& output, config::Precision precision) {
   const auto task_config = config::load_task_config(task_file);
   const auto& task = task_config.task;
   model::TensorDict file_weights;
   auto saved = open_saved_encoder(model_dir, config::RunConfig{}, file_weights);
   require_fits(task_config, saved.model->max_sequence_length());
+  const auto reading = std::chrono::steady_clock::now();
   const auto splits = load_task_splits(task_config, saved.tokenizer);
+  const double tokenize_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - reading).count();
 
   auto classifier = make_classifier(saved.model, task_config);
   const bool continued = !file_weights.empty() && classifier->load_head(file_weights);
   const torch::Device device(torch::kCPU);
-  const auto result = run_finetune(classifier, task_config, splits, saved.tokenizer.vocab().ids.pad, device);
+  const bool bf16 = use_bf16(precision, device);
+  const auto result = run_finetune(classifier, task_config, splits, saved.tokenizer.vocab().ids.pad, device, bf16);
 
   nlohmann::json report = {{"task", task.name},
                            {"kind", config::to_string(task.kind)},
@@ -69,7 +77,10 @@ nlohmann::json finetune_saved_model(const fs::path& model_dir, const std::string
                            {"total_steps", result.total_steps},
                            {"warmup_steps", result.warmup_steps},
                            {"steps_run", result.steps},
+                           {"precision", bf16 ? "bf16" : "fp32"},
                            {"seconds", result.seconds},
+                           {"tokenize_seconds", tokenize_seconds},
+                           {"eval_seconds", result.eval_seconds},
                            {"losses", result.losses},
                            {"learning_rates", result.learning_rates},
                            {"grad_norms", result.grad_norms},

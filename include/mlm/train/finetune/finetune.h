@@ -39,27 +39,32 @@ struct FinetuneResult {
   double best_validation = 0, best_epoch = 0;
   std::optional<TaskScores> test;  // with the best weights
   int64_t steps = 0, total_steps = 0, warmup_steps = 0;
-  double seconds = 0;
+  double seconds = 0;       // all of it
+  double eval_seconds = 0;  // of which scoring the validation and test splits
 };
 
 /// Fine-tunes `classifier` (its encoder's dropout unless task.finetune.dropout is false) and
 /// leaves it holding the best epoch's weights. The default generators' states are restored
 /// afterwards: a probe inside a pretraining run leaves the run's random draws as they were.
+/// `bf16`: the forwards under bf16 autocast (as a bf16 run's steps); weights, AdamW and the loss
+/// in fp32.
 FinetuneResult run_finetune(Classifier& classifier, const config::TaskConfig& task, const TaskSplits& splits,
-                            int64_t pad_id, const torch::Device& device);
+                            int64_t pad_id, const torch::Device& device, bool bf16 = false);
 
 /// Predictions of `classifier` (eval mode) on `split`, in batches of `batch_size`, scored.
 TaskScores evaluate_split(Classifier& classifier, const config::TaskSection& task, const EncodedSplit& split,
-                          int64_t batch_size, int64_t pad_id, const torch::Device& device);
+                          int64_t batch_size, int64_t pad_id, const torch::Device& device, bool bf16 = false);
 
 /// The batch of examples [first, first + count) of `order` (indices into `examples`): ids, token
-/// types and mask padded to the longest on the right, and labels [B] or [B, S] (-100 padding).
+/// types and mask padded to the longest on the right, and labels [B] or [B, S] (-100 padding),
+/// or for regression the targets [B] in fp32.
 struct ClassifierBatch {
   model::MlmInputs inputs;
   torch::Tensor labels;
 };
 ClassifierBatch make_batch(const std::vector<EncodedExample>& examples, const std::vector<int64_t>& order,
-                           size_t first, size_t count, int64_t pad_id, bool token_task, const torch::Device& device);
+                           size_t first, size_t count, int64_t pad_id, config::TaskKind kind,
+                           const torch::Device& device);
 
 /// Restores the default generators' states (the CPU's and every GPU's) when it goes out of
 /// scope: what fine-tuning draws (the head's initialisation, dropout) leaves a pretraining

@@ -14,18 +14,20 @@ namespace mlm::train::finetune {
 struct LabelledExample {
   std::string text, text_pair;     // sequence tasks (text_pair empty for single texts)
   int64_t label = -1;              // sequence tasks: index into the task's labels
+  double value = 0;                // regression tasks: the target
   std::vector<std::string> words;  // token tasks
   std::vector<int64_t> tags;       // token tasks: one label index per word
 };
 
 /// Every example of a split. DataError naming the file and line: not JSON, a missing field,
-/// an unknown label, words and tags of different lengths; and a split without examples.
+/// an unknown label, a regression target that is not a finite number, words and tags of different lengths; and a split without examples.
 std::vector<LabelledExample> read_labelled_split(const config::TaskSection& task, const std::string& path);
 
 /// One example as the model reads it. The ignored label (-100) marks what is not scored.
 struct EncodedExample {
   std::vector<int64_t> ids, token_types;
-  std::vector<int64_t> labels;  // sequence tasks: one; token tasks: one per id
+  std::vector<int64_t> labels;  // sequence tasks: one; token tasks: one per id; regression: none
+  double target = 0;            // regression tasks
 };
 
 struct EncodedSplit {

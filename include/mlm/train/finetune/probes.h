@@ -2,9 +2,11 @@
 // Probes during pretraining (eval.probes): at evaluation steps, each task fine-tunes a copy of
 // the run's current weights (finetune.h) and reports its scores. The run's model, optimizer
 // and random generators are left as they were, so a run with probes trains exactly as one
-// without (and resumes bit for bit).
+// without (and resumes bit for bit). A suite file among them (suite_config.h) adds each of its
+// tasks, fine-tuned over the suite's seeds and reported as their mean and standard deviation.
 #include <torch/torch.h>
 
+#include <memory>
 #include <vector>
 
 #include "mlm/config/task_config.h"
@@ -17,21 +19,25 @@ namespace mlm::train::finetune {
 
 class Probes {
  public:
-  /// Reads every task file now (ConfigError naming eval.probes and the file, also for a
-  /// max_seq_len beyond the model's `positions`); the splits are read and tokenized at the
-  /// first run().
-  Probes(const std::vector<std::string>& task_files, int64_t positions);
+  /// Reads every task and suite file now (ConfigError naming eval.probes and the file, also
+  /// for a max_seq_len beyond the model's `positions`); the splits are read and tokenized at
+  /// the first run() and kept for the process (split_cache.h): the later probes, and a later
+  /// phase's, reuse them.
+  Probes(const std::vector<std::string>& files, int64_t positions);
 
   bool empty() const { return tasks_.empty(); }
 
-  /// Fine-tunes a copy of `model` on each task, on `device`, in fp32.
-  std::vector<ProbeScore> run(model::MaskedLm model, const text::Tokenizer& tokenizer,
-                              const torch::Device& device);
+  /// Fine-tunes a copy of `model` on each task (over its suite's seeds), on `device`, under
+  /// bf16 autocast when `bf16` (as the run's own steps).
+  std::vector<ProbeScore> run(model::MaskedLm model, const text::Tokenizer& tokenizer, const torch::Device& device,
+                              bool bf16);
 
  private:
   struct Task {
     config::TaskConfig config;
-    std::optional<TaskSplits> splits;  // encoded at the first run
+    std::string suite;                 // the suite's name ("" for a task file of its own)
+    std::vector<int64_t> seeds;        // the suite's, or the task's finetune.seed
+    std::shared_ptr<const TaskSplits> splits;  // encoded at the first run
   };
   std::vector<Task> tasks_;
 };

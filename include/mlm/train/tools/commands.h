@@ -62,8 +62,20 @@ std::vector<FilledText> fill_masks(const std::filesystem::path& dir, const std::
 /// scores of every epoch, the best epoch's, and the test scores with its weights. With
 /// `output`, the fine-tuned ...For{Sequence,Token}Classification directory (config.json with the
 /// label names, model.safetensors, tokenizer files). ConfigError / DataError (exit 2) for a bad
-/// task file or split, naming the file and line.
+/// task file or split, naming the file and line. `precision` as train.precision (auto: bf16
+/// autocast where the CPU has AVX512-BF16).
 nlohmann::json finetune_saved_model(const std::filesystem::path& model_dir, const std::string& task_file,
-                                    const std::optional<std::filesystem::path>& output);
+                                    const std::optional<std::filesystem::path>& output,
+                                    config::Precision precision = config::Precision::auto_detect);
+
+/// mlm-finetune --suite: the model of `model_dir` fine-tuned on every task of the suite file
+/// (config/suite_config.h) once per seed (`seeds`, when given, replacing the suite's), a new head
+/// each time. Returns the report: per task its metric's mean, sample standard deviation and
+/// per-seed values on validation and test, and the average over the tasks of their means (tasks
+/// scored by mse, where lower is better, left out). Every task file and split is read before the
+/// first fine-tuning: a bad one is a ConfigError / DataError (exit 2) with nothing run.
+nlohmann::json finetune_suite(const std::filesystem::path& model_dir, const std::string& suite_file,
+                              const std::vector<int64_t>& seeds = {},
+                              config::Precision precision = config::Precision::auto_detect);
 
 }  // namespace mlm::train

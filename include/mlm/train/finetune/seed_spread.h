@@ -1,0 +1,37 @@
+#pragma once
+// One task fine-tuned over several seeds (a probe suite's): the scores of each seed, and their
+// mean and sample standard deviation, as GLUE-style reports give them.
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "mlm/config/task_config.h"
+#include "mlm/model/masked_lm.h"
+#include "mlm/train/finetune/finetune.h"
+
+namespace mlm::train::finetune {
+
+struct Spread {
+  double mean = 0;
+  double std = 0;  // sample standard deviation (n - 1 in the denominator); 0 for one value
+};
+Spread spread_of(const std::vector<double>& values);
+
+struct SeededScores {
+  std::vector<int64_t> seeds;
+  std::vector<double> validation, test;  // the task's metric per seed (test: when it has one)
+  int64_t steps = 0;                     // of each seed's fine-tuning
+  double best_epoch = 0;                 // the first seed's
+  double seconds = 0, eval_seconds = 0;  // over all seeds
+};
+
+/// Fine-tunes a copy of `model` on `task` once per seed (each replacing finetune.seed: the head,
+/// dropout and order), on `device`, in bf16 autocast when `bf16`. `model` and the default
+/// generators are left as they were.
+SeededScores finetune_over_seeds(model::MaskedLm model, const config::TaskConfig& task, const TaskSplits& splits,
+                                 const std::vector<int64_t>& seeds, int64_t pad_id, const torch::Device& device,
+                                 bool bf16);
+
+}  // namespace mlm::train::finetune

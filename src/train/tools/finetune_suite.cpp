@@ -1,0 +1,89 @@
+// mlm-finetune --suite: one pretrained model fine-tuned on each task of a suite over its seeds,
+// reported per task as mean ± standard deviation and averaged over the tasks (GLUE-style).
+#include <torch/torch.h>
+
+#include <chrono>
+
+#include "mlm/config/suite_config.h"
+#include "mlm/train/finetune/seed_spread.h"
+#include "mlm/train/run/device.h"
+#include "mlm/train/tools/commands.h"
+#include "mlm/train/tools/saved_model.h"
+
+namespace mlm::train {
+namespace fs = std::filesystem;
+using namespace finetune;
+
+namespace {
+
+nlohmann::json spread_json(const std::vector<double>& values) {
+  const auto s = spread_of(values);
+  return {{"mean", s.mean}, {"std", s.std}, {"per_seed", values}};
+}
+
+}  // namespace
+
+nlohmann::json finetune_suite(const fs::path& model_dir, const std::string& suite_file,
+                              const std::vector<int64_t>& seeds, config::Precision precision) {
+  const auto started = std::chrono::steady_clock::now();
+  auto suite = config::load_suite_config(suite_file);
+  if (!seeds.empty()) suite.seeds = seeds;
+  std::vector<config::TaskConfig> tasks;
+  for (const auto& file : suite.tasks) tasks.push_back(config::load_task_config(file));
+  model::TensorDict file_weights;  // a classification directory's head is not used: each seed draws one
+  auto saved = open_saved_encoder(model_dir, config::RunConfig{}, file_weights);
+  for (const auto& task : tasks) require_fits(task, saved.model->max_sequence_length());
+  // Every split read (and tokenized once, for all seeds) before the first fine-tuning.
+  std::vector<TaskSplits> splits;
+  std::vector<double> tokenize_seconds;
+  for (const auto& task : tasks) {
+    const auto reading = std::chrono::steady_clock::now();
+    splits.push_back(load_task_splits(task, saved.tokenizer));
+    tokenize_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - reading).count());
+  }
+
+  const torch::Device device(torch::kCPU);
+  const bool bf16 = use_bf16(precision, device);
+  nlohmann::json report = {{"suite", suite.name},
+                           {"suite_file", suite_file},
+                           {"model_dir", model_dir.string()},
+                           {"precision", bf16 ? "bf16" : "fp32"},
+                           {"seeds", suite.seeds}};
+  auto rows = nlohmann::json::array();
+  double validation_sum = 0, test_sum = 0;
+  int64_t averaged = 0, tested = 0;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const auto& task = tasks[i];
+    const auto scores = finetune_over_seeds(saved.model, task, splits[i], suite.seeds,
+                                            saved.tokenizer.vocab().ids.pad, device, bf16);
+    nlohmann::json row = {{"task", task.task.name},
+                          {"task_file", task.origin},
+                          {"metric", config::to_string(task.task.metric)},
+                          {"higher_is_better", config::higher_is_better(task.task.metric)},
+                          {"validation", spread_json(scores.validation)},
+                          {"train_examples", splits[i].train.examples.size()},
+                          {"steps", scores.steps},
+                          {"seconds", scores.seconds},
+                          {"eval_seconds", scores.eval_seconds},
+                          {"tokenize_seconds", tokenize_seconds[i]}};
+    if (!scores.test.empty()) row["test"] = spread_json(scores.test);
+    if (config::higher_is_better(task.task.metric)) {
+      ++averaged;
+      validation_sum += row["validation"]["mean"].get<double>();
+      if (row.contains("test")) {
+        ++tested;
+        test_sum += row["test"]["mean"].get<double>();
+      }
+    }
+    rows.push_back(row);
+  }
+  report["tasks"] = rows;
+  nlohmann::json average = {{"tasks", averaged}};
+  if (averaged > 0) average["validation"] = validation_sum / static_cast<double>(averaged);
+  if (tested > 0 && tested == averaged) average["test"] = test_sum / static_cast<double>(tested);
+  report["average"] = average;
+  report["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return report;
+}
+
+}  // namespace mlm::train
