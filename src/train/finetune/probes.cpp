@@ -11,6 +11,7 @@ namespace mlm::train::finetune {
 Probes::Probes(const std::vector<std::string>& files, int64_t positions) {
   for (const auto& file : files) {
     try {
+      const auto first_new = tasks_.size();
       if (config::is_suite_file(file)) {
         const auto suite = config::load_suite_config(file);
         for (const auto& task_file : suite.tasks)
@@ -20,7 +21,7 @@ Probes::Probes(const std::vector<std::string>& files, int64_t positions) {
         const auto seed = task.finetune.seed;
         tasks_.push_back({std::move(task), "", {seed}, nullptr});
       }
-      for (const auto& task : tasks_) require_fits(task.config, positions);
+      for (auto i = first_new; i < tasks_.size(); ++i) require_fits(tasks_[i].config, positions);
     } catch (const ConfigError& e) {
       throw ConfigError(std::string("eval.probes: ") + e.what(), "eval.probes");
     }
