@@ -2,7 +2,8 @@
 // Only mlm::ConfigError may escape (anything else ends the process and is reported as a crash;
 // a hang or a runaway allocation is reported by libFuzzer's -timeout and -rss_limit_mb). A task
 // file that loads holds what load_task_config promises: a name, the train and validation
-// splits, at least two labels, max_seq_len >= 4 and a recipe in range.
+// splits, no labels for a regression task and at least two for any other (exactly two under
+// binary_f1), max_seq_len >= 4 and a recipe in range.
 //
 // Input: the file. Seeds: configs/probes/*.yaml.
 #include <cstdint>
@@ -32,7 +33,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto& t = c.task;
     const auto& f = c.finetune;
     check(!t.name.empty() && !t.train.empty() && !t.validation.empty(), "no name or split");
-    check(t.labels.size() >= 2, "fewer than two labels");
+    if (t.kind == mlm::config::TaskKind::regression) {
+      check(t.labels.empty(), "a regression task with labels");
+    } else {
+      check(t.labels.size() >= 2, "fewer than two labels");
+    }
+    if (t.metric == mlm::config::TaskMetric::binary_f1) check(t.labels.size() == 2, "binary_f1 without two labels");
     check(t.max_seq_len >= 4, "max_seq_len below 4");
     check(f.epochs >= 1 && f.batch_size >= 1, "no epoch or an empty batch");
     check(f.learning_rate > 0 && f.warmup_ratio >= 0 && f.warmup_ratio < 1 && f.weight_decay >= 0,
