@@ -32,7 +32,7 @@ std::string why_fixed(const std::string& key) {
   if (starts_with(key, "distributed.")) return "the processes are launched once for the run";
   static const std::set<std::string> kRunKeys = {
       "train.output_dir", "train.resume", "train.device", "train.precision", "train.threads",
-      "train.seed", "train.max_skipped_steps"};
+      "train.seed", "train.max_skipped_steps", "train.loss_scale_init", "train.loss_scale_growth_interval"};
   if (kRunKeys.count(key)) return "it is set once for the whole run";
   if (key == "train.max_steps" || key == "train.max_tokens" || key == "train.max_time_s") {
     return "it caps the whole run; a phase ends after its own 'steps' or 'tokens'";

@@ -560,6 +560,13 @@ void validate_train(const TrainConfig& train, bool phased) {
   at_least("train.threads", train.threads, 0, " (0 = $OMP_NUM_THREADS, else cores / LOCAL_WORLD_SIZE)");
   at_least("train.seed", train.seed, 0);
   at_least("train.max_skipped_steps", train.max_skipped_steps, 0);
+  if (!(train.loss_scale_init >= 1 && train.loss_scale_init <= 1e30)) {
+    throw ConfigError("train.loss_scale_init (" + number(train.loss_scale_init) +
+                          ") must be between 1 and 1e30 (fp16's dynamic loss scale starts there; "
+                          "65536 is torch.amp.GradScaler's default)",
+                      "train.loss_scale_init");
+  }
+  at_least("train.loss_scale_growth_interval", train.loss_scale_growth_interval, 1);
 }
 
 void validate_checkpoint(const CheckpointConfig& checkpoint) {

@@ -265,7 +265,7 @@ TEST(LoadTypes, Enum) {
                       "x.yaml:2: optim.type: expected one of adamw, lamb, stable_adamw, got 'adam'",
                       "(did you mean 'adamw'?)");
   EXPECT_CONFIG_ERROR(from_yaml("train:\n  precision: [bf16]\n"), "train.precision",
-                      "expected one of auto, fp32, bf16, got a list");
+                      "expected one of auto, fp32, bf16, fp16, got a list");
   EXPECT_EQ(from_yaml("data:\n  format: auto\n").data.format, DataFormat::auto_detect);
 }
 

@@ -270,8 +270,8 @@ TEST(FinetuneBf16, ScoresStayWithinTheSeedSpreadOfFp32) {
   task.finetune.batch_size = 8;
   task.finetune.early_stopping_patience = 0;
   const std::vector<int64_t> seeds = {1, 2, 3, 4, 5, 6};
-  const auto fp32 = finetune_over_seeds(encoder, task, splits, seeds, 0, torch::kCPU, false);
-  const auto bf16 = finetune_over_seeds(encoder, task, splits, seeds, 0, torch::kCPU, true);
+  const auto fp32 = finetune_over_seeds(encoder, task, splits, seeds, 0, torch::kCPU, torch::kFloat32);
+  const auto bf16 = finetune_over_seeds(encoder, task, splits, seeds, 0, torch::kCPU, torch::kBFloat16);
   const auto f = spread_of(fp32.test), b = spread_of(bf16.test);
   EXPECT_GT(f.std, 0.0) << "the seeds must spread for the bound to mean anything";
   EXPECT_LE(std::abs(b.mean - f.mean), kBf16SpreadK * f.std)
@@ -280,11 +280,11 @@ TEST(FinetuneBf16, ScoresStayWithinTheSeedSpreadOfFp32) {
   // bf16 ran: the first step's loss is not fp32's to the last bit.
   auto one_step = task;
   one_step.finetune.max_steps = 1;
-  const auto first_loss = [&](bool in_bf16) {
+  const auto first_loss = [&](torch::Dtype dtype) {
     auto classifier = make_classifier(copy_model(encoder, torch::kCPU), one_step);
-    return run_finetune(classifier, one_step, splits, 0, torch::kCPU, in_bf16).losses.front();
+    return run_finetune(classifier, one_step, splits, 0, torch::kCPU, dtype).losses.front();
   };
-  EXPECT_NE(first_loss(false), first_loss(true));
+  EXPECT_NE(first_loss(torch::kFloat32), first_loss(torch::kBFloat16));
 }
 
 }  // namespace

@@ -101,7 +101,7 @@ TEST(CudaStepReads, TheUpdateNeverWaitsForTheDevice) {
   const auto process = bootstrap(config, Launch::single_process);
   const auto tokenizer = open_tokenizer(config, *process.comm);
   auto model = build_model(config, tokenizer.vocab(), process.device);
-  TrainingStep training(model, config, process.comm, process.bf16);
+  TrainingStep training(model, config, process.comm, process.compute_dtype);
   masking::BatchStream stream(config::resolve_data_plan(config), tokenizer, data::Split::train);
   const auto poison = poison_gradient_at(2);
   const auto params = split_parameters(*model).all();

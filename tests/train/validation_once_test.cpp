@@ -41,13 +41,13 @@ TEST(ValidationOnce, EvaluationsReuseTheBatchesReadAtTheFirst) {
   const auto tokenizer = text::Tokenizer::load(config.tokenizer.model);
   const auto comm = dist::Communicator::single_process();
   expect_same_eval(
-      evaluate(trainer.model(), config, tokenizer, *comm, trainer.device(), trainer.bf16()), first);
+      evaluate(trainer.model(), config, tokenizer, *comm, trainer.device(), trainer.compute_dtype()), first);
 
   fs::remove(valid);  // no file to read any more: the second evaluation does not need one
   const auto second = trainer.evaluate_and_log();
   expect_same_eval(second, first);
   EXPECT_THROW(
-      evaluate(trainer.model(), config, tokenizer, *comm, trainer.device(), trainer.bf16()),
+      evaluate(trainer.model(), config, tokenizer, *comm, trainer.device(), trainer.compute_dtype()),
       std::exception);
 }
 

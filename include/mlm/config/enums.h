@@ -26,7 +26,7 @@ enum class MaskCount { exact, bernoulli };
 enum class DecayKind { linear, cosine, constant, wsd };
 enum class DecayShape { linear, one_minus_sqrt };
 enum class OptimizerType { adamw, lamb, stable_adamw };
-enum class Precision { auto_detect, fp32, bf16 };
+enum class Precision { auto_detect, fp32, bf16, fp16 };
 enum class DeviceKind { auto_detect, cpu, cuda };
 enum class DistBackend { auto_detect, gloo, nccl };
 enum class ProgressBar { auto_detect, on, off };
@@ -62,7 +62,7 @@ MLM_ENUM_NAMES(MaskCount, "exact", "bernoulli")
 MLM_ENUM_NAMES(DecayKind, "linear", "cosine", "constant", "wsd")
 MLM_ENUM_NAMES(DecayShape, "linear", "one_minus_sqrt")
 MLM_ENUM_NAMES(OptimizerType, "adamw", "lamb", "stable_adamw")
-MLM_ENUM_NAMES(Precision, "auto", "fp32", "bf16")
+MLM_ENUM_NAMES(Precision, "auto", "fp32", "bf16", "fp16")
 MLM_ENUM_NAMES(DeviceKind, "auto", "cpu", "cuda")
 MLM_ENUM_NAMES(DistBackend, "auto", "gloo", "nccl")
 MLM_ENUM_NAMES(ProgressBar, "auto", "on", "off")

@@ -83,6 +83,7 @@ fs::path RunCheckpoints::save(const CheckpointContents& contents) {
     const auto json = nlohmann::json::parse(text);
     state.ranks.push_back({json.at("data_position"), json.at("rng")});
   }
+  if (contents.loss_scale) state.loss_scale = contents.loss_scale();
   const std::string config_yaml = config::dump_config(config_);
   state.config_hash = fnv1a_hex(config_yaml);
 

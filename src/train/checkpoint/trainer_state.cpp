@@ -1,5 +1,6 @@
 #include "mlm/train/checkpoint/trainer_state.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "mlm/train/checkpoint/checkpoint_dir.h"
@@ -21,6 +22,9 @@ nlohmann::json TrainerState::to_json() const {
   json["phase_start_step"] = phase_start_step;
   json["phase_start_tokens"] = phase_start_tokens;
   json["config_hash"] = config_hash;
+  if (loss_scale) {
+    json["loss_scale"] = {{"scale", loss_scale->scale}, {"growth_tracker", loss_scale->growth_tracker}};
+  }
   auto& ranks_json = json["ranks"];
   ranks_json = nlohmann::json::array();
   for (const auto& rank : ranks) {
@@ -44,11 +48,20 @@ TrainerState TrainerState::from_json(const nlohmann::json& json, const std::stri
     state.phase_start_step = json.value("phase_start_step", int64_t{0});
     state.phase_start_tokens = json.value("phase_start_tokens", int64_t{0});
     state.config_hash = json.value("config_hash", std::string{});
+    if (json.contains("loss_scale")) {
+      const auto& scale = json.at("loss_scale");
+      state.loss_scale = LossScaleState{scale.at("scale").get<double>(), scale.at("growth_tracker").get<int64_t>()};
+    }
     for (const auto& rank : json.at("ranks")) {
       state.ranks.push_back({rank.at("data_position"), rank.at("rng")});
     }
   } catch (const nlohmann::json::exception& e) {
     throw CheckpointError(origin + ": " + e.what());
+  }
+  if (state.loss_scale && !(state.loss_scale->scale > 0 && std::isfinite(state.loss_scale->scale) &&
+                            state.loss_scale->growth_tracker >= 0)) {
+    throw CheckpointError(origin + ": bad loss_scale (scale " + std::to_string(state.loss_scale->scale) +
+                          ", growth_tracker " + std::to_string(state.loss_scale->growth_tracker) + ")");
   }
   if (state.step < 0 || state.world_size < 1 || state.phase < 0 ||
       static_cast<int>(state.ranks.size()) != state.world_size) {

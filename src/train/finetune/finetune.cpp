@@ -130,7 +130,7 @@ ClassifierBatch make_batch(const std::vector<EncodedExample>& examples, const st
 }
 
 TaskScores evaluate_split(Classifier& classifier, const config::TaskSection& task, const EncodedSplit& split,
-                          int64_t batch_size, int64_t pad_id, const torch::Device& device, bool bf16) {
+                          int64_t batch_size, int64_t pad_id, const torch::Device& device, torch::Dtype compute_dtype) {
   const bool was_training = classifier->is_training();
   classifier->eval();
   torch::NoGradGuard no_grad;
@@ -144,7 +144,7 @@ TaskScores evaluate_split(Classifier& classifier, const config::TaskSection& tas
     const auto batch = make_batch(split.examples, order, first, count, pad_id, task.kind, device);
     torch::Tensor logits;
     {
-      const AutocastScope autocast(bf16, device);
+      const AutocastScope autocast(compute_dtype, device);
       logits = classifier->forward(batch.inputs);
     }
     if (regression) {
@@ -175,7 +175,7 @@ TaskScores evaluate_split(Classifier& classifier, const config::TaskSection& tas
 }
 
 FinetuneResult run_finetune(Classifier& classifier, const config::TaskConfig& config, const TaskSplits& splits,
-                            int64_t pad_id, const torch::Device& device, bool bf16) {
+                            int64_t pad_id, const torch::Device& device, torch::Dtype compute_dtype) {
   const auto& task = config.task;
   const auto& recipe = config.finetune;
   const auto started = std::chrono::steady_clock::now();
@@ -218,7 +218,7 @@ FinetuneResult run_finetune(Classifier& classifier, const config::TaskConfig& co
                                     task.kind, device);
       torch::Tensor logits;
       {
-        const AutocastScope autocast(bf16, device);  // the forward only, as the run's steps
+        const AutocastScope autocast(compute_dtype, device);  // the forward only, as the run's steps
         logits = classifier->forward(batch.inputs);
       }
       const auto loss = task_loss(logits, batch.labels, task.kind);
@@ -236,7 +236,7 @@ FinetuneResult run_finetune(Classifier& classifier, const config::TaskConfig& co
       e.step = result.steps;
       e.epoch = static_cast<double>(result.steps) / static_cast<double>(steps_per_epoch);
       const auto evaluating = std::chrono::steady_clock::now();
-      e.validation = evaluate_split(classifier, task, splits.validation, recipe.batch_size, pad_id, device, bf16);
+      e.validation = evaluate_split(classifier, task, splits.validation, recipe.batch_size, pad_id, device, compute_dtype);
       result.eval_seconds += seconds_since(evaluating);
       const bool better = config::higher_is_better(task.metric) ? e.validation.value > result.best_validation
                                                                 : e.validation.value < result.best_validation;
@@ -255,7 +255,7 @@ FinetuneResult run_finetune(Classifier& classifier, const config::TaskConfig& co
   restore(*classifier, best_weights);
   const auto testing = std::chrono::steady_clock::now();
   if (splits.test)
-    result.test = evaluate_split(classifier, task, *splits.test, recipe.batch_size, pad_id, device, bf16);
+    result.test = evaluate_split(classifier, task, *splits.test, recipe.batch_size, pad_id, device, compute_dtype);
   result.eval_seconds += seconds_since(testing);
   classifier->eval();
   result.seconds = seconds_since(started);

@@ -43,13 +43,14 @@ Classifier make_classifier(model::MaskedLm encoder, const config::TaskConfig& ta
 }
 
 std::vector<ProbeScore> Probes::run(model::MaskedLm model, const text::Tokenizer& tokenizer,
-                                    const torch::Device& device, bool bf16) {
+                                    const torch::Device& device, torch::Dtype compute_dtype) {
   std::vector<ProbeScore> scores;
+  if (compute_dtype == torch::kHalf) compute_dtype = torch::kFloat32;  // no loss scaler here
   for (auto& task : tasks_) {
     const auto& t = task.config.task;
     if (!task.splits) task.splits = cached_task_splits(task.config, tokenizer);
     const auto seeded = finetune_over_seeds(model, task.config, *task.splits, task.seeds, tokenizer.vocab().ids.pad,
-                                            device, bf16);
+                                            device, compute_dtype);
     ProbeScore s;
     s.task = t.name;
     s.metric = config::to_string(t.metric);

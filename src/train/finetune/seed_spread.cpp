@@ -20,7 +20,7 @@ Spread spread_of(const std::vector<double>& values) {
 
 SeededScores finetune_over_seeds(model::MaskedLm model, const config::TaskConfig& task, const TaskSplits& splits,
                                  const std::vector<int64_t>& seeds, int64_t pad_id, const torch::Device& device,
-                                 bool bf16) {
+                                 torch::Dtype compute_dtype) {
   // The copies' initialisation and the fine-tuning draw from the default generator.
   const GeneratorStateGuard keep_the_generator;
   SeededScores out;
@@ -30,7 +30,7 @@ SeededScores finetune_over_seeds(model::MaskedLm model, const config::TaskConfig
     seeded.finetune.seed = seed;
     auto classifier = make_classifier(copy_model(model, device), seeded);
     classifier->to(device);
-    const auto result = run_finetune(classifier, seeded, splits, pad_id, device, bf16);
+    const auto result = run_finetune(classifier, seeded, splits, pad_id, device, compute_dtype);
     out.validation.push_back(result.best_validation);
     if (result.test) out.test.push_back(result.test->value);
     if (out.validation.size() == 1) out.best_epoch = result.best_epoch;

@@ -4,13 +4,13 @@
 
 namespace mlm::train {
 
-AutocastScope::AutocastScope(bool enabled, const torch::Device& device)
-    : active_(enabled), device_type_(device.type()) {
+AutocastScope::AutocastScope(torch::Dtype dtype, const torch::Device& device)
+    : active_(dtype != torch::kFloat32), device_type_(device.type()) {
   if (!active_) return;
   previous_enabled_ = at::autocast::is_autocast_enabled(device_type_);
   previous_dtype_ = at::autocast::get_autocast_dtype(device_type_);
   at::autocast::set_autocast_enabled(device_type_, true);
-  at::autocast::set_autocast_dtype(device_type_, at::kBFloat16);
+  at::autocast::set_autocast_dtype(device_type_, dtype);
   at::autocast::increment_nesting();
 }
 

@@ -11,14 +11,14 @@ namespace mlm::train {
 
 EvalResult evaluate(model::MaskedLm model, const config::RunConfig& config,
                     const text::Tokenizer& tokenizer, dist::Communicator& comm,
-                    const torch::Device& device, bool bf16) {
+                    const torch::Device& device, torch::Dtype compute_dtype) {
   const masking::ValidationBatches batches(
       config::resolve_data_plan(config, comm.rank(), comm.world_size()), tokenizer);
-  return evaluate(model, batches, comm, device, bf16);
+  return evaluate(model, batches, comm, device, compute_dtype);
 }
 
 EvalResult evaluate(model::MaskedLm model, const masking::ValidationBatches& batches,
-                    dist::Communicator& comm, const torch::Device& device, bool bf16) {
+                    dist::Communicator& comm, const torch::Device& device, torch::Dtype compute_dtype) {
   const auto start = SteadyClock::now();
 
   const bool was_training = model->is_training();
@@ -33,7 +33,7 @@ EvalResult evaluate(model::MaskedLm model, const masking::ValidationBatches& bat
     // rtd's samples of batch `index` are drawn under a seed of its own: an evaluation draws
     // the same whenever it runs, and leaves the training's generator state alone.
     const uint64_t sample_seed = batches.seed() + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(index + 1);
-    const auto out = forward_batch(model, batch, device, bf16, sample_seed);
+    const auto out = forward_batch(model, batch, device, compute_dtype, sample_seed);
     loss_sum += out.mlm_loss_sum.item<double>();
     correct += out.mlm_correct.item<int64_t>();
     masked += batch.num_masked();

@@ -38,6 +38,7 @@ std::vector<StepStats> read_steps(const std::vector<DeviceStepStats>& steps) {
     stats.rtd = RtdCounts::from(sums + kRtdSums);
     stats.grad_norm = row[kStepSums];
     stats.skipped = row[kStepSums + 1] != 0;
+    stats.loss_scale = row[kStepSums + 2];
     stats.loss = step_loss(stats.loss_sum, stats.nsp_loss_sum, stats.rtd.loss_sum, stats);
     stats.mlm_accuracy = stats.correct / loss_divisor(stats.num_masked);
     read.push_back(stats);

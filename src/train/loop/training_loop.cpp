@@ -73,6 +73,13 @@ void TrainingLoop::count_step(const StepStats& stats) {
     return;
   }
   ++state_.skipped_steps;
+  // fp16 gradients overflowing at a scale above 1 are the loss scaler's to handle (it has
+  // halved the scale already), not a sign of divergence: only a finite loss qualifies.
+  if (stats.loss_scale > 1 && std::isfinite(stats.loss)) {
+    log::info("train", "step {}: fp16 gradients overflowed at loss scale {}; step skipped, scale halved",
+              stats.step, stats.loss_scale);
+    return;
+  }
   ++state_.consecutive_skipped;
   log::warn("train", "step {}: non-finite {} (loss {}, grad norm {}); step skipped ({} in a row, "
             "{} in total)", stats.step, std::isfinite(stats.loss) ? "gradient" : "loss",
@@ -110,7 +117,7 @@ EvalResult TrainingLoop::evaluate_and_report(bool at_end) {
         std::make_unique<masking::ValidationBatches>(parts_.plan, parts_.contents.tokenizer);
   }
   const auto result = evaluate(parts_.contents.model, *valid_batches_, parts_.comm, parts_.device,
-                               parts_.bf16);
+                               parts_.compute_dtype);
   last_eval_ = result;
   last_eval_step_ = state_.step;
   parts_.reporter.evaluated(result, state_);

@@ -34,25 +34,29 @@ StepBatches collect_step(masking::BatchStream& stream, int64_t count) {
 
 model::MlmOutput forward_batch(model::MaskedLm model,
                                 const masking::MaskedBatch& batch, const torch::Device& device,
-                                bool bf16, std::optional<uint64_t> sample_seed) {
+                                torch::Dtype compute_dtype, std::optional<uint64_t> sample_seed) {
   auto inputs = to_bert_inputs(batch, device);
   inputs.sample_seed = sample_seed;
-  AutocastScope autocast(bf16, device);
+  AutocastScope autocast(compute_dtype, device);
   return model->forward(inputs);
 }
 
 TrainingStep::TrainingStep(model::MaskedLm model, const config::RunConfig& config,
-                           std::shared_ptr<dist::Communicator> comm, bool bf16)
+                           std::shared_ptr<dist::Communicator> comm, torch::Dtype compute_dtype)
     : model_(std::move(model)),
       optimizer_(make_optimizer(*model_, config.optim)),
       params_(split_parameters(*model_).all()),
       comm_(std::move(comm)),
       device_(comm_->device()),
-      bf16_(bf16),
+      compute_dtype_(compute_dtype),
       max_grad_norm_(config.optim.max_grad_norm),
       rtd_weight_(config.model.objective == config::Objective::rtd ? config.model.rtd_weight : 0.0) {
   if (comm_->world_size() > 1) {
     reducer_ = std::make_unique<dist::GradientReducer>(comm_, params_, config.distributed.bucket_mb);
+  }
+  if (compute_dtype_ == torch::kHalf) {
+    scaler_ = std::make_unique<LossScaler>(config.train.loss_scale_init, config.train.loss_scale_growth_interval,
+                                           device_);
   }
 }
 
@@ -60,6 +64,7 @@ TrainingStep::~TrainingStep() = default;
 
 void TrainingStep::take_optimizer_state(TrainingStep& previous) {
   optimizer_->take_state_from(*previous.optimizer_);
+  if (scaler_ && previous.scaler_) scaler_->restore(previous.scaler_->state());
 }
 
 void TrainingStep::synchronize() const {
@@ -97,7 +102,7 @@ void TrainingStep::forward_backward(const StepBatches& batches, const StepStats&
   auto sums = torch::zeros({kStepSums}, torch::TensorOptions().dtype(torch::kFloat64).device(device_));
   for (const auto& batch : batches.micro_batches) {
     auto start = SteadyClock::now();
-    const auto out = forward_batch(model_, batch, device_, bf16_);
+    const auto out = forward_batch(model_, batch, device_, compute_dtype_);
     auto loss = out.mlm_loss_sum / masked;
     auto as_double = [](const torch::Tensor& t) { return t.detach().to(torch::kFloat64).view({1}); };
     sums.narrow(0, 0, 2).add_(torch::cat({as_double(out.mlm_loss_sum), as_double(out.mlm_correct)}));
@@ -112,7 +117,7 @@ void TrainingStep::forward_backward(const StepBatches& batches, const StepStats&
     if (times) times->forward += seconds_since(start);
 
     start = SteadyClock::now();
-    loss.backward();
+    (scaler_ ? scaler_->scaled(loss) : loss).backward();
     if (times) {
       synchronize();
       times->backward += seconds_since(start);
@@ -128,14 +133,20 @@ torch::Tensor TrainingStep::apply_update(const StepStats& counts, StepTimes* tim
   if (comm_->world_size() > 1) comm_->all_reduce_sum(sums);
   // Every rank holds the same summed gradients and sums now, so the norm and the skip agree.
   // Both are decided here on the device, in float64 as read_steps() computes the loss.
-  const auto norm = global_grad_norm(params_).to(torch::kFloat64);
+  // Under fp16 the gradients are the loss scale times the true ones: the norm is read through
+  // the scale, and the optimizer's kernel divides by it together with the clip divisor.
+  auto norm = global_grad_norm(params_).to(torch::kFloat64);
+  const auto scale = scaler_ ? scaler_->scale().to(torch::kFloat64) : torch::zeros({}, norm.options());
+  if (scaler_) norm = norm / scale;
   const auto loss = step_loss(sums[0], sums[2], sums[kRtdSums], counts);
   const auto found_inf = torch::logical_not(torch::isfinite(norm) & torch::isfinite(loss))
                              .to(torch::kFloat32);
   // Clipping happens inside the optimizer's kernel: the gradients divided as they are read.
-  optimizer_->step_scaled(max_grad_norm_ > 0 ? clip_divisor(norm, max_grad_norm_) : torch::Tensor(),
-                          found_inf);
-  auto outcome = torch::cat({sums, norm.view({1}), found_inf.to(torch::kFloat64).view({1})});
+  auto divisor = max_grad_norm_ > 0 ? clip_divisor(norm, max_grad_norm_) : torch::Tensor();
+  if (scaler_) divisor = divisor.defined() ? divisor * scale : scale;
+  optimizer_->step_scaled(divisor, found_inf);
+  if (scaler_) scaler_->update(found_inf);
+  auto outcome = torch::cat({sums, norm.view({1}), found_inf.to(torch::kFloat64).view({1}), scale.view({1})});
   if (times) {
     synchronize();
     times->update += seconds_since(start);

@@ -17,8 +17,8 @@ Process start(const config::RunConfig& config, torch::Device device, int local_w
   process.device = device;
   configure_threads(config.train.threads, local_world_size);
   configure_memory();
-  process.bf16 = use_bf16(config.train.precision, device);
-  if (process.bf16 && device.is_cpu() && !cpu_has_fast_bf16()) {
+  process.compute_dtype = compute_dtype(config.train.precision, device);
+  if (process.compute_dtype == torch::kBFloat16 && device.is_cpu() && !cpu_has_fast_bf16()) {
     log::warn("train", "train.precision bf16 on a CPU without AVX512-BF16: LibTorch's bf16 "
               "matrix products take a slow scalar path here; fp32 (or auto) is much faster");
   }

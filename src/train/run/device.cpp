@@ -9,6 +9,10 @@
 #include <malloc.h>
 #endif
 
+#if MLM_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#endif
+
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
@@ -37,13 +41,35 @@ bool cpu_has_fast_bf16() {
 #endif
 }
 
-bool use_bf16(config::Precision precision, const torch::Device& device) {
-  switch (precision) {
-    case config::Precision::fp32: return false;
-    case config::Precision::bf16: return true;
-    case config::Precision::auto_detect: return device.is_cuda() || cpu_has_fast_bf16();
-  }
+namespace {
+
+bool gpu_has_bf16(const torch::Device& device) {
+#if MLM_WITH_CUDA
+  return at::cuda::getDeviceProperties(device.index() < 0 ? 0 : device.index())->major >= 8;
+#else
+  (void)device;
   return false;
+#endif
+}
+
+}  // namespace
+
+torch::Dtype compute_dtype(config::Precision precision, const torch::Device& device) {
+  switch (precision) {
+    case config::Precision::fp32: return torch::kFloat32;
+    case config::Precision::bf16: return torch::kBFloat16;
+    case config::Precision::fp16: return torch::kHalf;
+    case config::Precision::auto_detect:
+      if (device.is_cuda()) return gpu_has_bf16(device) ? torch::kBFloat16 : torch::kHalf;
+      return cpu_has_fast_bf16() ? torch::kBFloat16 : torch::kFloat32;
+  }
+  return torch::kFloat32;
+}
+
+const char* precision_name(torch::Dtype compute_dtype) {
+  if (compute_dtype == torch::kBFloat16) return "bf16";
+  if (compute_dtype == torch::kHalf) return "fp16";
+  return "fp32";
 }
 
 void configure_memory() {

@@ -88,6 +88,7 @@ MetricsWindow::Row MetricsWindow::close(const StepStats& last, const TrainerStat
                            rtd_.accuracy(tokens), rtd_.f1());
   }
   if (state.skipped_steps > 0) row.json["skipped_steps"] = state.skipped_steps;
+  if (last.loss_scale > 0) row.json["loss_scale"] = last.loss_scale;  // fp16: the scale it ran at
   row.line = fmt::format(
       "step {}/{} | loss {:.4f} | acc {:.4f}{} | lr {:.3e} | grad {:.3f} | {} tok/s | {} elapsed "
       "| ETA {}{}",

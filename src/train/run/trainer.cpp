@@ -5,6 +5,7 @@
 #include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/train/finetune/probes.h"
 #include "mlm/train/run/bootstrap.h"
+#include "mlm/train/run/device.h"
 #include "mlm/train/run/stop_signals.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
@@ -16,7 +17,7 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   auto process = options_.comm ? bootstrap(config_, options_.comm) : bootstrap(config_);
   comm_ = process.comm;
   device_ = process.device;
-  bf16_ = process.bf16;
+  compute_dtype_ = process.compute_dtype;
   output_dir_ = config_.train.output_dir;
   // Locked before anything is written or trained: one writer per run directory.
   checkpoints_ = std::make_unique<RunCheckpoints>(config_, comm_, options_.resume,
@@ -47,7 +48,11 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
     phase = run_phase(config_, saved->phase, saved->phase_start_step, saved->phase_start_tokens);
   }
   enter_phase(phase);
-  if (resume_dir) position = checkpoints_->resume_from(*resume_dir, contents(), std::move(*saved));
+  if (resume_dir) {
+    position = checkpoints_->resume_from(*resume_dir, contents(), std::move(*saved));
+    // fp16 continues at the saved scale; a checkpoint of a bf16/fp32 run starts the scaler anew.
+    if (auto* scaler = step_->loss_scaler(); scaler && state_.loss_scale) scaler->restore(*state_.loss_scale);
+  }
   if (position && !phase_.last && phase_.over(state_.step, state_.tokens_seen)) {
     enter_phase(run_phase(config_, phase_.index + 1, state_.step, state_.tokens_seen));
     position.reset();
@@ -67,7 +72,7 @@ void Trainer::enter_phase(RunPhase phase) {
   phase_ = std::move(phase);
   const auto& config = phase_.config;
   plan_ = config::resolve_data_plan(config, comm_->rank(), comm_->world_size());
-  auto step = std::make_unique<TrainingStep>(model_, config, comm_, bf16_);
+  auto step = std::make_unique<TrainingStep>(model_, config, comm_, compute_dtype_);
   if (step_ && !phase_.resets_optimizer) step->take_optimizer_state(*step_);
   step_ = std::move(step);
   step_->set_gradient_hook(options_.gradient_hook);
@@ -92,8 +97,8 @@ void Trainer::start_loop() {
   // The loop says when the probes are due; finetune/ says what they do.
   probes_ = std::make_unique<finetune::Probes>(phase_.config.eval.probes, model_->max_sequence_length());
   RunProbes run_probes;
-  if (!probes_->empty()) run_probes = [this] { return probes_->run(model_, *tokenizer_, device_, bf16_); };
-  loop_ = std::make_unique<TrainingLoop>(LoopParts{phase_.config, plan_, *comm_, device_, bf16_,
+  if (!probes_->empty()) run_probes = [this] { return probes_->run(model_, *tokenizer_, device_, compute_dtype_); };
+  loop_ = std::make_unique<TrainingLoop>(LoopParts{phase_.config, plan_, *comm_, device_, compute_dtype_,
                                                    *step_, *lr_, *masking_rate_, *batch_ramp_,
                                                    *schedule_, *batches_, *checkpoints_,
                                                    contents(), *log_, std::move(run_probes)});
@@ -102,7 +107,11 @@ void Trainer::start_loop() {
 
 CheckpointContents Trainer::contents() {
   return CheckpointContents{model_, step_->optimizer(), state_, *tokenizer_,
-                            [this] { return batches_->source().resume_state(); }};
+                            [this] { return batches_->source().resume_state(); },
+                            [this]() -> std::optional<LossScaleState> {
+                              if (auto* scaler = step_->loss_scaler()) return scaler->state();
+                              return std::nullopt;
+                            }};
 }
 
 void Trainer::on_step(std::function<void(const StepStats&)> callback) {
@@ -129,7 +138,7 @@ int Trainer::run() {
 void Trainer::log_start() {
   log::info("train", "{} parameters on {} ({}), {} rank(s); global batch {} sequences x {} "
             "tokens; {} threads; from step {}",
-            model::count_parameters(*model_), device_.str(), bf16_ ? "bf16" : "fp32",
+            model::count_parameters(*model_), device_.str(), precision_name(compute_dtype_),
             comm_->world_size(), batches_->batch_size() * phase_.config.train.grad_accum_steps *
             comm_->world_size(), phase_.config.data.seq_len, torch::get_num_threads(), state_.step);
 }

@@ -29,7 +29,7 @@ SavedModelEval evaluate_saved_model(config::RunConfig config, const fs::path& di
   SavedModelEval out;
   out.step = saved.step;
   out.result = evaluate(saved.model, config, saved.tokenizer, *process.comm, process.device,
-                        process.bf16);
+                        process.compute_dtype);
   out.is_main = process.comm->is_main();
   return out;
 }

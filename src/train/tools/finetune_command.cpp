@@ -62,8 +62,8 @@ nlohmann::json finetune_saved_model(const fs::path& model_dir, const std::string
   auto classifier = make_classifier(saved.model, task_config);
   const bool continued = !file_weights.empty() && classifier->load_head(file_weights);
   const torch::Device device(torch::kCPU);
-  const bool bf16 = use_bf16(precision, device);
-  const auto result = run_finetune(classifier, task_config, splits, saved.tokenizer.vocab().ids.pad, device, bf16);
+  const auto dtype = compute_dtype(precision, device);
+  const auto result = run_finetune(classifier, task_config, splits, saved.tokenizer.vocab().ids.pad, device, dtype);
 
   nlohmann::json report = {{"task", task.name},
                            {"kind", config::to_string(task.kind)},
@@ -77,7 +77,7 @@ nlohmann::json finetune_saved_model(const fs::path& model_dir, const std::string
                            {"total_steps", result.total_steps},
                            {"warmup_steps", result.warmup_steps},
                            {"steps_run", result.steps},
-                           {"precision", bf16 ? "bf16" : "fp32"},
+                           {"precision", precision_name(dtype)},
                            {"seconds", result.seconds},
                            {"tokenize_seconds", tokenize_seconds},
                            {"eval_seconds", result.eval_seconds},

@@ -43,11 +43,11 @@ nlohmann::json finetune_suite(const fs::path& model_dir, const std::string& suit
   }
 
   const torch::Device device(torch::kCPU);
-  const bool bf16 = use_bf16(precision, device);
+  const auto dtype = compute_dtype(precision, device);
   nlohmann::json report = {{"suite", suite.name},
                            {"suite_file", suite_file},
                            {"model_dir", model_dir.string()},
-                           {"precision", bf16 ? "bf16" : "fp32"},
+                           {"precision", precision_name(dtype)},
                            {"seeds", suite.seeds}};
   auto rows = nlohmann::json::array();
   double validation_sum = 0, test_sum = 0;
@@ -55,7 +55,7 @@ nlohmann::json finetune_suite(const fs::path& model_dir, const std::string& suit
   for (size_t i = 0; i < tasks.size(); ++i) {
     const auto& task = tasks[i];
     const auto scores = finetune_over_seeds(saved.model, task, splits[i], suite.seeds,
-                                            saved.tokenizer.vocab().ids.pad, device, bf16);
+                                            saved.tokenizer.vocab().ids.pad, device, dtype);
     nlohmann::json row = {{"task", task.task.name},
                           {"task_file", task.origin},
                           {"metric", config::to_string(task.task.metric)},

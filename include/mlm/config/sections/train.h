@@ -20,7 +20,10 @@ struct TrainConfig {
                                            // (0 = off), in whole micro-batches
   int64_t batch_warmup_start = 0;          // ... from this many sequences per step (all
                                            // ranks; a multiple of micro_batch_size x ranks)
-  Precision precision = Precision::auto_detect;  // auto | fp32 | bf16 (autocast, fp32 master weights)
+  Precision precision = Precision::auto_detect;  // auto | fp32 | bf16 | fp16 (autocast, fp32
+                                                 //   master weights; fp16 with loss scaling)
+  double loss_scale_init = 65536;          // fp16: the dynamic loss scale's first value
+  int64_t loss_scale_growth_interval = 2000;  // fp16: steps without overflow before it doubles
   DeviceKind device = DeviceKind::auto_detect;  // auto | cpu | cuda
   int64_t threads = 0;                     // intra-op threads (0 = this process's share of the cores)
   int64_t seed = 42;                       // model init, data order and masking
@@ -38,6 +41,8 @@ struct TrainConfig {
     v("batch_warmup_tokens", batch_warmup_tokens);
     v("batch_warmup_start", batch_warmup_start);
     v("precision", precision);
+    v("loss_scale_init", loss_scale_init);
+    v("loss_scale_growth_interval", loss_scale_growth_interval);
     v("device", device);
     v("threads", threads);
     v("seed", seed);

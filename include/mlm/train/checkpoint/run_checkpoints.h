@@ -32,6 +32,7 @@ struct CheckpointContents {
   TrainerState& state;
   const text::Tokenizer& tokenizer;
   std::function<nlohmann::json()> data_position;  // this rank's position in its data source
+  std::function<std::optional<LossScaleState>()> loss_scale;  // fp16's scaler state, else none
 };
 
 class RunCheckpoints {

@@ -3,6 +3,7 @@
 // needs to continue exactly (step, tokens, every rank's data position and RNG state).
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,12 @@ namespace mlm::train {
 struct RankState {
   nlohmann::json data_position;  // mlm::data::DataPosition::to_json() of that rank
   nlohmann::json rng;            // capture_rng_state() of that rank
+};
+
+/// fp16's dynamic loss scale (loss_scaler.h) as a checkpoint holds it.
+struct LossScaleState {
+  double scale = 65536;
+  int64_t growth_tracker = 0;  // steps without overflow since the scale last changed
 };
 
 struct TrainerState {
@@ -27,6 +34,7 @@ struct TrainerState {
   int64_t phase_start_tokens = 0;
   int world_size = 1;
   std::string config_hash;           // of the resolved config (informational)
+  std::optional<LossScaleState> loss_scale;  // fp16 runs only
   std::vector<RankState> ranks;      // indexed by rank
 
   nlohmann::json to_json() const;

@@ -46,14 +46,14 @@ struct FinetuneResult {
 /// Fine-tunes `classifier` (its encoder's dropout unless task.finetune.dropout is false) and
 /// leaves it holding the best epoch's weights. The default generators' states are restored
 /// afterwards: a probe inside a pretraining run leaves the run's random draws as they were.
-/// `bf16`: the forwards under bf16 autocast (as a bf16 run's steps); weights, AdamW and the loss
+/// `compute_dtype`: the forwards autocast to it (as a bf16 run's steps); weights, AdamW and the loss
 /// in fp32.
 FinetuneResult run_finetune(Classifier& classifier, const config::TaskConfig& task, const TaskSplits& splits,
-                            int64_t pad_id, const torch::Device& device, bool bf16 = false);
+                            int64_t pad_id, const torch::Device& device, torch::Dtype compute_dtype = torch::kFloat32);
 
 /// Predictions of `classifier` (eval mode) on `split`, in batches of `batch_size`, scored.
 TaskScores evaluate_split(Classifier& classifier, const config::TaskSection& task, const EncodedSplit& split,
-                          int64_t batch_size, int64_t pad_id, const torch::Device& device, bool bf16 = false);
+                          int64_t batch_size, int64_t pad_id, const torch::Device& device, torch::Dtype compute_dtype = torch::kFloat32);
 
 /// The batch of examples [first, first + count) of `order` (indices into `examples`): ids, token
 /// types and mask padded to the longest on the right, and labels [B] or [B, S] (-100 padding),

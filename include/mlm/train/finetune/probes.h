@@ -28,9 +28,10 @@ class Probes {
   bool empty() const { return tasks_.empty(); }
 
   /// Fine-tunes a copy of `model` on each task (over its suite's seeds), on `device`, under
-  /// bf16 autocast when `bf16` (as the run's own steps).
+  /// autocast to `compute_dtype` (as the run's own steps), except fp16, which fine-tunes in
+  /// fp32: fine-tuning has no loss scaler, and unscaled fp16 gradients underflow.
   std::vector<ProbeScore> run(model::MaskedLm model, const text::Tokenizer& tokenizer, const torch::Device& device,
-                              bool bf16);
+                              torch::Dtype compute_dtype);
 
  private:
   struct Task {

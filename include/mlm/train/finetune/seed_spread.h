@@ -28,10 +28,10 @@ struct SeededScores {
 };
 
 /// Fine-tunes a copy of `model` on `task` once per seed (each replacing finetune.seed: the head,
-/// dropout and order), on `device`, in bf16 autocast when `bf16`. `model` and the default
+/// dropout and order), on `device`, autocast to `compute_dtype`. `model` and the default
 /// generators are left as they were.
 SeededScores finetune_over_seeds(model::MaskedLm model, const config::TaskConfig& task, const TaskSplits& splits,
                                  const std::vector<int64_t>& seeds, int64_t pad_id, const torch::Device& device,
-                                 bool bf16);
+                                 torch::Dtype compute_dtype);
 
 }  // namespace mlm::train::finetune

@@ -1,15 +1,16 @@
 #pragma once
-// bf16 autocast for one forward pass, the C++ counterpart of Python's `torch.autocast`:
+// bf16 or fp16 autocast for one forward pass, the C++ counterpart of Python's `torch.autocast`:
 // enables it for the device type, and on leaving the outermost scope clears the cast cache
-// (otherwise bf16 copies of the fp32 master weights would go stale after the optimizer step).
+// (otherwise low-precision copies of the fp32 master weights would go stale after the
+// optimizer step).
 #include <torch/torch.h>
 
 namespace mlm::train {
 
 class AutocastScope {
  public:
-  /// Does nothing when `enabled` is false (fp32 runs).
-  AutocastScope(bool enabled, const torch::Device& device);
+  /// Autocasts to `dtype` (kBFloat16 or kHalf); does nothing for kFloat32 (fp32 runs).
+  AutocastScope(torch::Dtype dtype, const torch::Device& device);
   ~AutocastScope();
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;

@@ -20,6 +20,7 @@ struct StepStats {
   double lr = 0;
   double grad_norm = 0;     // before clipping
   bool skipped = false;     // non-finite loss or gradient: no update
+  double loss_scale = 0;    // fp16: the loss scale the step ran at (0: no scaling)
   int64_t num_masked = 0;   // selected positions
   int64_t pairs = 0;        // sentence pairs (NSP/SOP)
   int64_t tokens = 0;       // non-padding tokens
@@ -59,7 +60,8 @@ torch::Tensor rtd_values(const model::MlmOutput& out);
 /// num_masked, pairs, tokens) and the rest still on the device.
 struct DeviceStepStats {
   StepStats known;
-  /// [kStepSums + 2] float64 on the device: the step's sums, grad_norm, skipped (0 or 1).
+  /// [kStepSums + 3] float64 on the device: the step's sums, grad_norm, skipped (0 or 1),
+  /// loss_scale.
   torch::Tensor outcome;
 };
 

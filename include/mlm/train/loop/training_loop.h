@@ -40,7 +40,7 @@ struct LoopParts {
   const config::DataPlan& plan;  // this rank's data settings (the valid split's batches)
   dist::Communicator& comm;
   torch::Device device;
-  bool bf16;
+  torch::Dtype compute_dtype;
   TrainingStep& step;
   const LrSchedule& lr;
   const MaskingRate& masking_rate;

@@ -5,7 +5,8 @@
 //                     all ranks, so accumulation and data parallelism equal one big batch;
 //   apply_update      gradients summed across ranks, clipped to optim.max_grad_norm, then a
 //                     step of optim.type, or none (skipped) when the loss or the norm is not
-//                     finite.
+//                     finite. Under fp16 the backward pass runs on the loss times a dynamic
+//                     scale, which the update divides out (loss_scaler.h).
 // Nothing in a step waits for the device: the loss sums, the norm, the clip divisor and the
 // skip decision are tensors the optimizer's kernel reads there, and the step's statistics stay
 // there until the loop reads them (step_stats.h).
@@ -20,6 +21,7 @@
 #include "mlm/dist/gradient_reducer.h"
 #include "mlm/masking/batch_stream.h"
 #include "mlm/model/masked_lm.h"
+#include "mlm/train/loop/loss_scaler.h"
 #include "mlm/train/loop/step_stats.h"
 #include "mlm/train/optim/optimizer.h"
 
@@ -39,11 +41,11 @@ struct StepBatches {
 /// The next `count` batches of the train split (which never ends).
 StepBatches collect_step(masking::BatchStream& stream, int64_t count);
 
-/// The model's forward pass over one batch on `device`, under bf16 autocast when `bf16`;
+/// The model's forward pass over one batch on `device`, autocast to `compute_dtype` (kFloat32: none);
 /// `sample_seed`: objective rtd's sampling seed (MlmInputs::sample_seed).
 model::MlmOutput forward_batch(model::MaskedLm model,
                                 const masking::MaskedBatch& batch, const torch::Device& device,
-                                bool bf16, std::optional<uint64_t> sample_seed = std::nullopt);
+                                torch::Dtype compute_dtype, std::optional<uint64_t> sample_seed = std::nullopt);
 
 /// Seconds in each part of a step (mlm-bench); the device is synchronised at each boundary.
 struct StepTimes {
@@ -59,7 +61,7 @@ class TrainingStep {
   /// optim.type over the model's parameters (optim.*); with more than one rank in `comm`, their
   /// gradients are summed in buckets of distributed.bucket_mb.
   TrainingStep(model::MaskedLm model, const config::RunConfig& config,
-               std::shared_ptr<dist::Communicator> comm, bool bf16);
+               std::shared_ptr<dist::Communicator> comm, torch::Dtype compute_dtype);
   ~TrainingStep();
 
   /// Trains step `step` at learning rate `lr` (collective: every rank calls it); its outcome
@@ -76,10 +78,13 @@ class TrainingStep {
 
   void set_gradient_hook(GradientHook hook) { gradient_hook_ = std::move(hook); }
   /// Takes over the optimizer moments and step counts of `previous` (a step over the same
-  /// model, as the next phase of a run builds it); its own hyperparameters stay its config's.
+  /// model, as the next phase of a run builds it), and its loss scale; its own hyperparameters
+  /// stay its config's.
   void take_optimizer_state(TrainingStep& previous);
   /// The optimizer whose state a checkpoint saves and a resume restores.
   TrainingOptimizer& optimizer() { return *optimizer_; }
+  /// fp16's loss scaler, whose state a checkpoint saves too; null in fp32 and bf16.
+  LossScaler* loss_scaler() { return scaler_.get(); }
 
  private:
   void synchronize() const;
@@ -90,8 +95,9 @@ class TrainingStep {
   std::vector<torch::Tensor> params_;
   std::shared_ptr<dist::Communicator> comm_;
   std::unique_ptr<dist::GradientReducer> reducer_;
+  std::unique_ptr<LossScaler> scaler_;  // fp16 only
   torch::Device device_;
-  bool bf16_;
+  torch::Dtype compute_dtype_;
   double max_grad_norm_;
   double rtd_weight_;  // lambda of objective rtd, else 0
   GradientHook gradient_hook_;

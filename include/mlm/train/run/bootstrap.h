@@ -15,7 +15,7 @@ namespace mlm::train {
 
 struct Process {
   torch::Device device{torch::kCPU};
-  bool bf16 = false;  // train.precision resolved for the device (see use_bf16)
+  torch::Dtype compute_dtype = torch::kFloat32;  // train.precision resolved for the device
   std::shared_ptr<dist::Communicator> comm;
   int restart_count = 0;  // TORCHELASTIC_RESTART_COUNT: > 0 in a restarted worker group
 };

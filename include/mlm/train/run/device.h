@@ -10,10 +10,16 @@ namespace mlm::train {
 /// CUDA is a ConfigError naming train.device.
 torch::Device resolve_device(config::DeviceKind kind, int local_rank = 0);
 
-/// Whether to run under bf16 autocast: train.precision resolved for `device`. auto = bf16 on
-/// CUDA and on CPUs with AVX512-BF16, where bf16 matrix products run 2-3x faster than fp32;
-/// fp32 on other CPUs, where LibTorch's bf16 products take a scalar path ~15x slower.
-bool use_bf16(config::Precision precision, const torch::Device& device);
+/// The dtype the forward passes autocast to, train.precision resolved for `device`
+/// (kFloat32: no autocast; weights, gradients and optimizer state stay fp32 either way).
+/// auto = bf16 on GPUs that have it (compute capability 8.0+) and on CPUs with AVX512-BF16,
+/// where bf16 matrix products run 2-3x faster than fp32; fp16 on older GPUs (with dynamic loss
+/// scaling, loss_scaler.h); fp32 on other CPUs, where LibTorch's bf16 products take a scalar
+/// path ~15x slower.
+torch::Dtype compute_dtype(config::Precision precision, const torch::Device& device);
+
+/// "fp32", "bf16" or "fp16": a compute dtype as train.precision spells it.
+const char* precision_name(torch::Dtype compute_dtype);
 
 /// The CPU has AVX512-BF16 instructions (x86-64; false elsewhere).
 bool cpu_has_fast_bf16();

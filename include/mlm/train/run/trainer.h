@@ -63,7 +63,7 @@ class Trainer {
   nlohmann::json data_position() const { return batches_->source().resume_state(); }
   const std::optional<EvalResult>& last_eval() const { return loop_->last_eval(); }
   const torch::Device& device() const { return device_; }
-  bool bf16() const { return bf16_; }
+  torch::Dtype compute_dtype() const { return compute_dtype_; }
   const std::filesystem::path& output_dir() const { return output_dir_; }
   const RunPhase& phase() const { return phase_; }
 
@@ -83,7 +83,7 @@ class Trainer {
   TrainerOptions options_;
   std::shared_ptr<dist::Communicator> comm_;
   torch::Device device_{torch::kCPU};
-  bool bf16_ = false;
+  torch::Dtype compute_dtype_ = torch::kFloat32;
   std::filesystem::path output_dir_;
   RunPhase phase_;         // the phase being trained (the whole run when unphased)
   config::DataPlan plan_;  // this rank's data and masking settings of the phase

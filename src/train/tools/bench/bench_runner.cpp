@@ -12,6 +12,7 @@
 #include "mlm/text/tokenizer.h"
 #include "mlm/train/loop/training_step.h"
 #include "mlm/train/run/bootstrap.h"
+#include "mlm/train/run/device.h"
 #include "mlm/train/tools/bench/model_flops.h"
 #include "mlm/train/tools/bench/peak_flops.h"
 #include "mlm/train/tools/bench/synthetic_batch.h"
@@ -111,7 +112,7 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
   const auto process = bootstrap(config, Launch::single_process);
   auto source = std::make_unique<BatchSource>(config, process, options.real_data);
   auto model = build_model(config, source->vocab(), process.device);
-  TrainingStep training(model, config, process.comm, process.bf16);
+  TrainingStep training(model, config, process.comm, process.compute_dtype);
 
   StepTimes warm, timed;
   std::vector<DeviceStepStats> timed_stats;  // read after the timing, as the trainer reads
@@ -156,12 +157,12 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
   // Stop the pipeline's worker threads first: still prefetching, they would share the cores
   // with the peak measurement (seen: 85 instead of 140 GFLOP/s, an MFU of 0.97).
   source.reset();
-  r.peak_gflops = measure_peak_gflops(process.bf16 ? torch::kBFloat16 : torch::kFloat32, process.device,
+  r.peak_gflops = measure_peak_gflops(process.compute_dtype, process.device,
                                       /*n=*/0, options.peak_repeats);
   r.mfu = r.peak_gflops > 0 ? r.tokens_per_s * r.train_flops_per_token / (r.peak_gflops * 1e9) : 0;
   r.peak_rss_mb = peak_rss_mb();
   r.params = model::count_parameters(*model);
-  r.precision = process.bf16 ? "bf16" : "fp32";
+  r.precision = precision_name(process.compute_dtype);
   r.device = process.device.str();
   r.real_data = options.real_data;
   r.batch = config.train.micro_batch_size;
