@@ -103,10 +103,13 @@ std::vector<double> train_data_parallel(TinyMlm& model, Communicator& comm,
     auto loss_sum = torch::zeros({1}, torch::kFloat64);
     for (const auto& m : micro) {
       auto loss = m.ids.numel() == 0 ? torch::zeros({}) : model->loss_sum(m.ids, m.labels);
-      (loss / count.item<double>()).backward();
+      auto scaled = loss / count.item<double>();
+      // As TrainingStep does: the last backward overlaps the reduction.
+      if (&m == &micro.back()) reducer.prepare_for_backward(scaled);
+      scaled.backward();
       loss_sum += loss.item<double>();
     }
-    reducer.reduce();
+    reducer.finish();
     optimizer.step();
     comm.all_reduce_sum(loss_sum);
     losses.push_back(loss_sum.item<double>() / count.item<double>());

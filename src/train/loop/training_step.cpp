@@ -52,7 +52,10 @@ TrainingStep::TrainingStep(model::MaskedLm model, const config::RunConfig& confi
       max_grad_norm_(config.optim.max_grad_norm),
       rtd_weight_(config.model.objective == config::Objective::rtd ? config.model.rtd_weight : 0.0) {
   if (comm_->world_size() > 1) {
-    reducer_ = std::make_unique<dist::GradientReducer>(comm_, params_, config.distributed.bucket_mb);
+    // No overlap with activation checkpointing: its nested backward passes run accumulators
+    // the outer graph does not show, some more than once (gradient_reducer.h).
+    reducer_ = std::make_unique<dist::GradientReducer>(comm_, params_, config.distributed.bucket_mb,
+                                                       !config.model.activation_checkpointing);
   }
   if (compute_dtype_ == torch::kHalf) {
     scaler_ = std::make_unique<LossScaler>(config.train.loss_scale_init, config.train.loss_scale_growth_interval,
@@ -117,7 +120,13 @@ void TrainingStep::forward_backward(const StepBatches& batches, const StepStats&
     if (times) times->forward += seconds_since(start);
 
     start = SteadyClock::now();
-    (scaler_ ? scaler_->scaled(loss) : loss).backward();
+    const auto root = scaler_ ? scaler_->scaled(loss) : loss;
+    // The last backward starts each bucket's all-reduce once its gradients are final; not
+    // with a gradient hook, which edits them after backward.
+    if (reducer_ && &batch == &batches.micro_batches.back() && !gradient_hook_) {
+      reducer_->prepare_for_backward(root);
+    }
+    root.backward();
     if (times) {
       synchronize();
       times->backward += seconds_since(start);
@@ -128,7 +137,7 @@ void TrainingStep::forward_backward(const StepBatches& batches, const StepStats&
 
 torch::Tensor TrainingStep::apply_update(const StepStats& counts, StepTimes* times) {
   const auto start = SteadyClock::now();
-  if (reducer_) reducer_->reduce();
+  if (reducer_) reducer_->finish();
   auto sums = pending_sums_;
   if (comm_->world_size() > 1) comm_->all_reduce_sum(sums);
   // Every rank holds the same summed gradients and sums now, so the norm and the skip agree.
