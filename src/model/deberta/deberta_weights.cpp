@@ -1,11 +1,15 @@
 // DeBERTa's Hugging Face weight format: the module tree already carries transformers' names
 // (DebertaV2ForMaskedLM with its default legacy head), so the format is the named parameters
 // with the vocabulary unpadded, plus the tied cls.predictions.decoder.{weight,bias}. The import
-// is strict: one error lists every missing, unexpected and mis-shaped tensor.
+// reads the non-legacy head (lm_predictions.lm_head.*) too, and passes over the RTD head
+// (mask_predictions.*) of a hub deberta-v3 checkpoint with a warning naming it, as
+// transformers' DebertaV2ForMaskedLM does; otherwise it is strict: one error lists every
+// missing, unexpected and mis-shaped tensor.
 #include <map>
 
 #include "../hf/key_report.h"
 #include "mlm/model/deberta/deberta.h"
+#include "mlm/model/deberta/deberta_head_layouts.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
@@ -48,9 +52,17 @@ TensorDict DebertaV2ForMaskedLMImpl::hf_gradients() {
 
 void DebertaV2ForMaskedLMImpl::load_hf_state_dict(const TensorDict& state, const std::string& origin) {
   std::map<std::string, torch::Tensor> source;
-  for (const auto& [key, tensor] : state) {
+  std::vector<std::string> rtd_head;
+  for (const auto& [key, tensor] : with_legacy_head_keys(state, origin)) {
+    if (key.rfind("mask_predictions.", 0) == 0) {
+      rtd_head.push_back(key);
+      continue;
+    }
     if (!source.emplace(key, tensor).second) throw CheckpointError(origin + ": key " + key + " appears twice");
   }
+  if (!rtd_head.empty())
+    log::warn("model", "{}: {} belong to the discriminator's RTD head, which a masked LM has no use for: not "
+              "loaded (model.objective rtd continues the pair)", origin, join_limited(rtd_head));
   const auto expected = hf_state_dict();
   const auto match = match_keys(expected, source, is_deberta_tied_copy, [](const std::string&) { return false; });
   if (!match.ok())
