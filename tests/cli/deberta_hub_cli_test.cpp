@@ -6,6 +6,7 @@
 // objective mlm, and mlm-eval scores it. Bad input is one line, exit 2, nothing written.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "cli/hf_client.h"
@@ -85,6 +86,28 @@ TEST(DebertaHubCli, AHubCheckpointContinuesAsAPairAndExportsForTransformers) {
   EXPECT_NE(mlm.err.find("mask_predictions.dense.weight"), std::string::npos) << mlm.err;  // named, not loaded
   const auto scored = mlm_eval(dir, hub, tiny_args(dir));
   EXPECT_GT(scored.value("num_masked", 0), 0) << scored;
+
+  // transformers reads lm_predictions.lm_head.* only with legacy false; so told, it scores
+  // mlm-data's batches as mlm-eval scores the hub directory.
+  const auto non_legacy = dir.path() / "non-legacy";
+  fs::copy(hub, non_legacy);
+  auto config_json = nlohmann::json::parse(std::ifstream(non_legacy / "config.json"));
+  config_json["legacy"] = false;
+  std::ofstream(non_legacy / "config.json") << config_json.dump(2);
+  const auto eval_args = hub_args(dir, hub, "mlm", dir.path() / "unused");
+  auto data_args = eval_args;
+  data_args.insert(data_args.end(), {"--split", "valid", "--batches", "3", "--json"});
+  const CliRun batches = run_tool("mlm-data", dir, data_args, false);
+  ASSERT_EQ(batches.exit_code, 0) << batches.err;
+  const auto batches_path = (dir.path() / "batches.jsonl").string();
+  std::ofstream(batches_path) << batches.out;
+  const auto theirs = transformers_side(dir, {"score", batches_path, non_legacy.string()})[non_legacy.string()];
+  for (const auto& model_dir : {hub, non_legacy}) {
+    const auto ours = mlm_eval(dir, model_dir, eval_args);
+    EXPECT_EQ(ours["num_masked"], theirs["num_masked"]);
+    const double a = ours["mlm_loss"], b = theirs["mlm_loss"];
+    EXPECT_LE(std::abs(a - b), 1e-5 * std::abs(b)) << model_dir << ": mlm-eval " << a << ", transformers " << b;
+  }
 }
 
 TEST(DebertaHubCli, BadInputIsOneLineExitTwoNothingWritten) {

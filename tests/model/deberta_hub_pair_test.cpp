@@ -118,8 +118,7 @@ TEST(DebertaHubPair, EveryHubTensorLandsAndTheDiscriminatorComputesAsTransformer
   // The discriminator's hidden states are DebertaV2Model's on the hub directory.
   const auto ids = torch::tensor({1, 50, 60, 70, 80, 90, 2, 0, 1, 100, 110, 120, 130, 140, 150, 2}, torch::kInt64)
                        .view({2, 8});
-  const auto mask = ids.ne(kPad).to(torch::kInt64);
-  mask.index_put_({0, 7}, 0);
+  auto mask = ids.ne(kPad).to(torch::kInt64);  // the first row padded at its end
   const auto inputs = hub.dir.path() / "inputs.safetensors", hidden = hub.dir.path() / "hidden.safetensors";
   write_safetensors(inputs.string(), {{"input_ids", ids}, {"attention_mask", mask}});
   const auto answer = run_client("deberta_hidden " + quoted(hub.path.string()) + " " + quoted(inputs.string()) + " " +
