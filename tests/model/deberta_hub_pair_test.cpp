@@ -160,6 +160,9 @@ TEST(DebertaHubPair, AGeneratorNarrowerThanTheHeadKeepsItsOwnAndTheRestLoads) {
   init_from_pretrained(model, hub.path.string());
   auto& pair = dynamic_cast<DebertaV2ForPreTrainingImpl&>(*model);
   EXPECT_EQ(pair.generator->config().hidden_size, 16);
+  // The head whole or not at all: its E-wide LayerNorm would fit, but is not taken alone.
+  const auto generator = by_name(pair.generator->hf_state_dict());
+  EXPECT_TRUE(torch::equal(generator.at("cls.predictions.transform.LayerNorm.weight"), torch::ones({32})));
   const auto discriminator = by_name(to_hf_pair(pair).discriminator);
   EXPECT_TRUE(torch::equal(discriminator.at("mask_predictions.classifier.weight"),
                            hub.weights().at("mask_predictions.classifier.weight")));

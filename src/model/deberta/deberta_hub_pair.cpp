@@ -63,7 +63,9 @@ void init_deberta_pair_from_discriminator(DebertaV2ForPreTrainingImpl& model, co
     throw CheckpointError(config_path + ": the discriminator it describes differs from this model's: " + differences);
 
   const auto weights_path = find_hf_weights(dir);
-  const auto file = with_legacy_head_keys(read_hf_weights(dir), weights_path.empty() ? dir : weights_path);
+  // Renamed in place, in order: raw[i] is file[i] under the name the file gives it.
+  const auto raw = read_hf_weights(dir);
+  const auto file = with_legacy_head_keys(raw, weights_path.empty() ? dir : weights_path);
   const bool has_rtd_head = std::any_of(file.begin(), file.end(), [](const auto& kv) {
     return hub_key_has_prefix(kv.first, "mask_predictions.");
   });
@@ -76,18 +78,28 @@ void init_deberta_pair_from_discriminator(DebertaV2ForPreTrainingImpl& model, co
   std::map<std::string, torch::Tensor> state;
   for (const auto& [key, t] : model.hf_state_dict())
     if (key.find(".cls.predictions.decoder.") == std::string::npos) state.emplace(key, t);
-  KeyMatch match;
-  std::vector<std::string> head_not_used;
-  std::set<std::string> from_file;
+  // The MLM head is taken whole or not at all: a generator narrower than the discriminator
+  // cannot take its H-wide dense, and half a head would be neither the file's nor the init's.
+  bool head_fits = true;
   for (const auto& [key, t] : file) {
     const auto target = pair_key_of(key);
     const auto it = state.find(target);
+    if (is_generator_head(target) && it != state.end() && it->second.sizes() != t.sizes()) head_fits = false;
+  }
+  KeyMatch match;
+  std::vector<std::string> head_not_used;
+  std::set<std::string> from_file;
+  for (size_t i = 0; i < file.size(); ++i) {
+    const auto& [key, t] = file[i];
+    const auto& name = raw[i].first;
+    const auto target = pair_key_of(key);
+    const auto it = state.find(target);
     if (target.empty() || it == state.end()) {
-      match.unexpected.push_back(key + " " + shape_str(t));
+      match.unexpected.push_back(name + " " + shape_str(t));
+    } else if (is_generator_head(target) && !head_fits) {
+      head_not_used.push_back(name + " " + shape_str(t));
     } else if (it->second.sizes() != t.sizes()) {
-      // A generator narrower than the discriminator cannot take its H-wide head.
-      if (is_generator_head(target)) head_not_used.push_back(key + " " + shape_str(t));
-      else match.mismatched.push_back(key + " file " + shape_str(t) + " vs model " + shape_str(it->second));
+      match.mismatched.push_back(name + " file " + shape_str(t) + " vs model " + shape_str(it->second));
     } else {
       it->second = t;
       from_file.insert(target);
@@ -106,7 +118,7 @@ void init_deberta_pair_from_discriminator(DebertaV2ForPreTrainingImpl& model, co
   model.load_hf_state_dict(merged, weights_path);
 
   const auto& g = model.generator->config();
-  const bool head_taken = from_file.count("generator.cls.predictions.bias") > 0;
+  const bool head_taken = from_file.count("generator.cls.predictions.transform.dense.weight") > 0;
   if (!head_not_used.empty())
     log::warn("model", "{}: {} not used: the generator is {} wide, the checkpoint's MLM head {}; the generator's head "
               "starts as initialised", weights_path, join_limited(head_not_used), g.hidden_size, theirs.hidden_size);
