@@ -61,6 +61,12 @@ void init_deberta_pair_from_discriminator(DebertaV2ForPreTrainingImpl& model, co
   if (!options.empty()) differences += (differences.empty() ? "" : ", ") + options;
   if (!differences.empty())
     throw CheckpointError(config_path + ": the discriminator it describes differs from this model's: " + differences);
+  // As load_hf_directory: these change what is computed, not what is read.
+  if (theirs.hidden_act != ours.hidden_act)
+    log::warn("model", "{}: hidden_act differs from model.hidden_act {}", config_path, config::to_string(ours.hidden_act));
+  if (theirs.layer_norm_eps != ours.layer_norm_eps)
+    log::warn("model", "{}: layer_norm_eps is {} but model.layer_norm_eps is {}", config_path, theirs.layer_norm_eps,
+              ours.layer_norm_eps);
 
   const auto weights_path = find_hf_weights(dir);
   // Renamed in place, in order: raw[i] is file[i] under the name the file gives it.
