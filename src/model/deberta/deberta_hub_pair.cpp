@@ -93,14 +93,16 @@ void init_deberta_pair_from_discriminator(DebertaV2ForPreTrainingImpl& model, co
     if (is_generator_head(target) && it != state.end() && it->second.sizes() != t.sizes()) head_fits = false;
   }
   KeyMatch match;
-  std::vector<std::string> head_not_used;
+  std::vector<std::string> head_not_used, buffers;
   std::set<std::string> from_file;
   for (size_t i = 0; i < file.size(); ++i) {
     const auto& [key, t] = file[i];
     const auto& name = raw[i].first;
     const auto target = pair_key_of(key);
     const auto it = state.find(target);
-    if (target.empty() || it == state.end()) {
+    if (key == "deberta.embeddings.position_ids") {
+      buffers.push_back(name);  // the positions older transformers releases saved: no weight
+    } else if (target.empty() || it == state.end()) {
       match.unexpected.push_back(name + " " + shape_str(t));
     } else if (is_generator_head(target) && !head_fits) {
       head_not_used.push_back(name + " " + shape_str(t));
@@ -129,9 +131,10 @@ void init_deberta_pair_from_discriminator(DebertaV2ForPreTrainingImpl& model, co
     log::warn("model", "{}: {} not used: the generator is {} wide, the checkpoint's MLM head {}; the generator's head "
               "starts as initialised", weights_path, join_limited(head_not_used), g.hidden_size, theirs.hidden_size);
   log::info("model", "initialised the DeBERTa discriminator from {} (deberta.*, mask_predictions.*); the generator "
-            "({} wide, {} layers, not on the hub) as built, its tables the discriminator's{}{}",
+            "({} wide, {} layers, not on the hub) as built, its tables the discriminator's{}{}{}",
             weights_path, g.hidden_size, g.num_hidden_layers, model.gdes() ? " (gdes delta 0)" : "",
-            head_taken ? ", its MLM head the checkpoint's lm_predictions.lm_head.*" : "");
+            head_taken ? ", its MLM head the checkpoint's lm_predictions.lm_head.*" : "",
+            buffers.empty() ? "" : "; " + join_limited(buffers) + " (a buffer, no weight) not read");
 }
 
 }  // namespace mlm::model

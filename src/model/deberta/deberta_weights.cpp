@@ -21,6 +21,9 @@ constexpr const char* kDebertaDecoderBias = "cls.predictions.decoder.bias";
 
 bool is_deberta_tied_copy(const std::string& key) { return key == kDebertaDecoderWeight || key == kDebertaDecoderBias; }
 
+// A buffer older transformers releases saved (arange of the positions), no weight.
+bool is_deberta_position_ids(const std::string& key) { return key == "deberta.embeddings.position_ids"; }
+
 // `pick(parameter)` for every parameter under its HF name: the weights (detached) or gradients.
 TensorDict deberta_hf_views(DebertaV2ForMaskedLMImpl& m, const std::function<torch::Tensor(const torch::Tensor&)>& pick) {
   const auto words = m.word_embeddings();
@@ -64,7 +67,7 @@ void DebertaV2ForMaskedLMImpl::load_hf_state_dict(const TensorDict& state, const
     log::warn("model", "{}: {} belong to the discriminator's RTD head, which a masked LM has no use for: not "
               "loaded (model.objective rtd continues the pair)", origin, join_limited(rtd_head));
   const auto expected = hf_state_dict();
-  const auto match = match_keys(expected, source, is_deberta_tied_copy, [](const std::string&) { return false; });
+  const auto match = match_keys(expected, source, is_deberta_tied_copy, is_deberta_position_ids);
   if (!match.ok())
     throw CheckpointError(origin + ": weights do not match the DeBERTa-v2 model (vocab " + std::to_string(vocab_size()) +
                           ", hidden " + std::to_string(config_.hidden_size) + ", layers " +
