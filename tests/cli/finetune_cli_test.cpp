@@ -163,7 +163,9 @@ INSTANTIATE_TEST_SUITE_P(Models, FinetuneParity,
                                            ParityCase{"modernbert", "token", "ModernBertForTokenClassification"},
                                            ParityCase{"electra", "pair", "ElectraForSequenceClassification"},
                                            ParityCase{"roberta", "pair", "RobertaForSequenceClassification"},
-                                           ParityCase{"roberta", "token", "RobertaForTokenClassification"}),
+                                           ParityCase{"roberta", "token", "RobertaForTokenClassification"},
+                                           ParityCase{"deberta", "pair", "DebertaV2ForSequenceClassification"},
+                                           ParityCase{"deberta", "token", "DebertaV2ForTokenClassification"}),
                          [](const auto& info) { return info.param.arch + "_" + info.param.kind; });
 
 TEST(FinetuneCli, FineTunesAnMlmTrainCheckpoint) {

@@ -549,6 +549,70 @@ def save_deberta(directory, vocab_size):
     return {"params": sum(1 for _ in model.named_parameters())}
 
 
+def save_deberta_hub(directory, corpus, pieces, vocab_size):
+    """A microsoft/deberta-v3-* hub directory at a tiny size, laid out as the hub holds it: one
+    network (the discriminator) in pytorch_model.bin with the hub's key set (deberta.*,
+    mask_predictions.{dense,LayerNorm,classifier}.*, lm_predictions.lm_head.{dense,LayerNorm}.*
+    and .bias), config.json with the v3 options as the hub writes them (pos_att_type the string
+    "p2c|c2p", no legacy key), spm.model ([PAD] [CLS] [SEP] [UNK] as ids 0-3, no [MASK]: the
+    tokenizer adds it after the pieces) and tokenizer_config.json. Every tensor is perturbed off
+    transformers' init (biases and norms not 0 / 1), so that a tensor left unread shows."""
+    import os
+    import sentencepiece
+
+    os.makedirs(directory, exist_ok=True)
+    sentencepiece.SentencePieceTrainer.train(
+        input=corpus, model_prefix=f"{directory}/spm", vocab_size=int(pieces), model_type="unigram",
+        pad_id=0, pad_piece="[PAD]", bos_id=1, bos_piece="[CLS]", eos_id=2, eos_piece="[SEP]", unk_id=3,
+        unk_piece="[UNK]", minloglevel=2)
+    os.remove(f"{directory}/spm.vocab")
+    config = {"model_type": "deberta-v2", "attention_probs_dropout_prob": 0.1, "hidden_act": "gelu",
+              "hidden_dropout_prob": 0.1, "hidden_size": 32, "initializer_range": 0.02, "intermediate_size": 48,
+              "max_position_embeddings": 128, "relative_attention": True, "position_buckets": 16,
+              "norm_rel_ebd": "layer_norm", "share_att_key": True, "pos_att_type": "p2c|c2p",
+              "layer_norm_eps": 1e-7, "max_relative_positions": -1, "position_biased_input": False,
+              "num_attention_heads": 4, "num_hidden_layers": 2, "type_vocab_size": 0, "vocab_size": int(vocab_size)}
+    with open(f"{directory}/config.json", "w") as f:
+        json.dump(config, f, indent=2)
+    with open(f"{directory}/tokenizer_config.json", "w") as f:
+        json.dump({"do_lower_case": False, "vocab_type": "spm"}, f)
+    torch.manual_seed(11)
+    encoder = transformers.DebertaV2Model(transformers.DebertaV2Config(**config))
+    hidden = config["hidden_size"]
+    state = {f"deberta.{k}": v for k, v in encoder.state_dict().items()}
+    heads = {"mask_predictions.dense.weight": [hidden, hidden], "mask_predictions.dense.bias": [hidden],
+             "mask_predictions.LayerNorm.weight": [hidden], "mask_predictions.LayerNorm.bias": [hidden],
+             "mask_predictions.classifier.weight": [1, hidden], "mask_predictions.classifier.bias": [1],
+             "lm_predictions.lm_head.dense.weight": [hidden, hidden], "lm_predictions.lm_head.dense.bias": [hidden],
+             "lm_predictions.lm_head.LayerNorm.weight": [hidden], "lm_predictions.lm_head.LayerNorm.bias": [hidden],
+             "lm_predictions.lm_head.bias": [int(vocab_size)]}
+    for key, shape in heads.items():
+        state[key] = torch.ones(shape) if key.endswith("LayerNorm.weight") else torch.zeros(shape)
+    with torch.no_grad():
+        for tensor in state.values():
+            tensor.add_(torch.randn_like(tensor) * 0.05)
+    torch.save({k: v.contiguous() for k, v in state.items()}, f"{directory}/pytorch_model.bin")
+    return {"keys": sorted(state)}
+
+
+def deberta_hidden(directory, inputs_path, out_path):
+    """DebertaV2Model's last hidden states (eval, fp32, eager) of DIR, as AutoModel reads the hub's
+    deberta-v3 directories, on INPUTS (input_ids, attention_mask), written to OUT; the keys it
+    left unread or found missing."""
+    from safetensors.torch import load_file, save_file
+
+    config = quiet_config(directory, "eager")
+    model, info = transformers.AutoModel.from_pretrained(directory, config=config, dtype=torch.float32,
+                                                         output_loading_info=True)
+    model.eval()
+    batch = load_file(inputs_path)
+    with torch.no_grad():
+        hidden = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
+    save_file({"hidden": hidden.contiguous()}, out_path)
+    return {"class": type(model).__name__, "missing": sorted(info["missing_keys"]),
+            "unexpected": sorted(info["unexpected_keys"])}
+
+
 def deberta_reference(directory):
     """The parity reference of mlm-train's DeBERTa-v2: one fp32 forward and backward of
     DebertaV2ForMaskedLM (eager attention, its only one), in train() mode (the config's dropouts
@@ -883,6 +947,10 @@ def main(argv):
         result = roberta_reference(*args)
     elif command == "save_deberta":
         result = save_deberta(*args)
+    elif command == "save_deberta_hub":
+        result = save_deberta_hub(*args)
+    elif command == "deberta_hidden":
+        result = deberta_hidden(*args)
     elif command == "deberta_reference":
         result = deberta_reference(*args)
     elif command == "electra_reference":

@@ -4,10 +4,12 @@
 `tokenizers` on the given text files, and a BertForMaskedLM or ModernBertForMaskedLM saved
 with save_pretrained beside its fast tokenizer (electra: an ElectraForPreTraining discriminator;
 roberta: a RobertaForMaskedLM with one token type, beside a tokenizer that, as RoBERTa's, gives
-no token types).
+no token types; deberta: a DebertaV2ForMaskedLM with the hub deberta-v3 checkpoints' options:
+log-bucketed relative positions, shared position keys, p2c|c2p as a string, layer-normed
+relative embeddings, no absolute positions, no token types).
 
     .venv/bin/python tests/reference/make_tiny_hf_model.py OUT_DIR TEXT_FILE... \\
-        [--arch bert|modernbert|electra|roberta] [--vocab 4000] [--seed 0]
+        [--arch bert|modernbert|electra|roberta|deberta] [--vocab 4000] [--seed 0]
 
 TEXT_FILE: plain text, or JSONL whose "text", "text_pair" and "tokens" fields are read.
 """
@@ -38,7 +40,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("files", nargs="+")
-    ap.add_argument("--arch", choices=("bert", "modernbert", "electra", "roberta"), default="bert")
+    ap.add_argument("--arch", choices=("bert", "modernbert", "electra", "roberta", "deberta"), default="bert")
     ap.add_argument("--vocab", type=int, default=4000)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
@@ -77,6 +79,14 @@ def main():
             num_attention_heads=2, intermediate_size=128, max_position_embeddings=128,
             pad_token_id=0)
         model = transformers.ElectraForPreTraining(config)
+    elif args.arch == "deberta":  # deberta-v3's options, as the hub's config.json gives them
+        config = transformers.DebertaV2Config(
+            vocab_size=v, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+            intermediate_size=128, max_position_embeddings=128, type_vocab_size=0,
+            relative_attention=True, position_buckets=16, max_relative_positions=-1,
+            pos_att_type="p2c|c2p", share_att_key=True, norm_rel_ebd="layer_norm",
+            position_biased_input=False, layer_norm_eps=1e-7, pad_token_id=0)
+        model = transformers.DebertaV2ForMaskedLM(config)
     else:
         config = transformers.ModernBertConfig(
             vocab_size=v, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,

@@ -2,6 +2,10 @@
 // norm_rel_ebd as "|"-separated names; both forms are read, the list written.
 #include "mlm/model/deberta/deberta_config_json.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <sstream>
 
 #include "mlm/model/hf/config_fields.h"
@@ -89,9 +93,14 @@ config::ModelConfig deberta_config_from_hf(const nlohmann::json& json, const std
       refuse_deberta_field(path, "attention_head_size", std::to_string(head),
              "differs from hidden_size / num_attention_heads, the only head width mlm-train computes");
   }
-  if (!json.value("legacy", true))
+  // legacy false: the head as lm_predictions.lm_head.* (deberta_head_layouts.h), dense H -> H
+  // multiplied by the E-wide word embeddings, which only computes when E is H.
+  bool legacy = true;
+  take(json, "legacy", legacy, path);
+  if (!legacy && c.embedding_size != 0)
     refuse_deberta_field(path, "legacy", "false",
-           "asks for the lm_predictions MLM head; mlm-train computes transformers' default (legacy) cls.predictions head");
+           "with embedding_size " + std::to_string(c.embedding_size) + " apart from hidden_size " +
+               std::to_string(c.hidden_size) + ": the lm_predictions head is H wide and cannot decode E-wide embeddings");
   config::Activation pooler = c.hidden_act;
   take_activation(json, "pooler_hidden_act", pooler, path);
   if (pooler != c.hidden_act)
@@ -102,6 +111,29 @@ config::ModelConfig deberta_config_from_hf(const nlohmann::json& json, const std
     refuse_deberta_field(path, "pooler_hidden_size", std::to_string(pooler_size), "differs from hidden_size");
   require_tied_embeddings(json, path);
   return c;
+}
+
+std::string deberta_option_differences(const config::ModelConfig& ours, const config::ModelConfig& theirs) {
+  std::string out;
+  const auto differ = [&](const char* key, const std::string& their_value, const std::string& our_value) {
+    if (their_value != our_value)
+      out += fmt::format("{}{} {} (set model.{}: {})", out.empty() ? "" : ", ", key, their_value, key, our_value);
+  };
+  const auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+  differ("relative_attention", flag(theirs.relative_attention), flag(ours.relative_attention));
+  differ("position_buckets", std::to_string(theirs.position_buckets), std::to_string(ours.position_buckets));
+  differ("max_relative_positions", std::to_string(config::max_relative_positions(theirs)),
+         std::to_string(config::max_relative_positions(ours)));
+  // The terms are a set: "c2p|p2c" computes what "p2c|c2p" does.
+  const auto terms = [](std::vector<std::string> t) {
+    std::sort(t.begin(), t.end());
+    return fmt::format("[{}]", fmt::join(t, ", "));
+  };
+  differ("pos_att_type", terms(theirs.pos_att_type), terms(ours.pos_att_type));
+  differ("share_att_key", flag(theirs.share_att_key), flag(ours.share_att_key));
+  differ("norm_rel_ebd", theirs.norm_rel_ebd, ours.norm_rel_ebd);
+  differ("position_biased_input", flag(theirs.position_biased_input), flag(ours.position_biased_input));
+  return out;
 }
 
 nlohmann::json deberta_config_json(const MaskedLmImpl& model) {

@@ -8,6 +8,7 @@
 
 #include "../hf/key_report.h"
 #include "mlm/model/deberta/deberta_config_json.h"
+#include "mlm/model/deberta/deberta_head_layouts.h"
 #include "mlm/model/deberta/deberta_rtd.h"
 #include "mlm/model/electra/electra.h"
 #include "mlm/model/hf/config_fields.h"
@@ -74,6 +75,8 @@ void init_deberta_pair(DebertaV2ForPreTrainingImpl& model, const std::string& di
     differences += fmt::format("{}generator {} x {} layers (model.generator_hidden_ratio and generator_layers_ratio "
                                "give {} x {})", differences.empty() ? "" : ", ", generator.hidden_size,
                                generator.num_hidden_layers, our_generator.hidden_size, our_generator.num_hidden_layers);
+  const auto options = deberta_option_differences(ours, theirs);
+  if (!options.empty()) differences += (differences.empty() ? "" : ", ") + options;
   if (!differences.empty())
     throw CheckpointError(dir + ": the DeBERTa pair it holds differs from this model: " + differences);
 
@@ -82,7 +85,8 @@ void init_deberta_pair(DebertaV2ForPreTrainingImpl& model, const std::string& di
   const auto discriminator_dir = pair_network_dir(dir, "discriminator");
   TensorDict state;
   std::map<std::string, torch::Tensor> generator_tables;
-  for (auto& [key, t] : read_hf_weights(pair_network_dir(dir, "generator"))) {
+  const auto generator_dir = pair_network_dir(dir, "generator");
+  for (auto& [key, t] : with_legacy_head_keys(read_hf_weights(generator_dir), generator_dir)) {
     if (key.rfind("deberta.embeddings.", 0) == 0) generator_tables[key] = t;
     state.emplace_back("generator." + key, t);
   }

@@ -7,6 +7,7 @@
 #include "mlm/model/deberta/deberta_config_json.h"
 #include "mlm/model/deberta/deberta_rtd.h"
 #include "mlm/model/electra/electra.h"
+#include "mlm/model/hf/config_fields.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::model {
@@ -48,6 +49,15 @@ class DebertaClassificationHeadImpl : public ClassificationHeadImpl {
   torch::nn::Linear pooler{nullptr}, classifier{nullptr};
 };
 
+// The options the weights alone may not tell apart (deberta_option_differences) must be the run's.
+void require_same_deberta_options(const config::ModelConfig& ours, const std::string& config_path) {
+  if (!fs::exists(config_path)) return;
+  const auto theirs = deberta_config_from_hf(read_json_file(config_path), config_path, ours);
+  const auto differences = deberta_option_differences(ours, theirs);
+  if (!differences.empty())
+    throw CheckpointError(config_path + ": the DeBERTa options it gives differ from this model's: " + differences);
+}
+
 class DebertaV2Spec : public ArchitectureSpec {
  public:
   config::Architecture architecture() const override { return config::Architecture::deberta_v2; }
@@ -88,10 +98,15 @@ class DebertaV2Spec : public ArchitectureSpec {
       init_deberta_pair(*pair, dir);
       return;
     }
-    if (pair)
-      throw CheckpointError(dir + ": one network, but model.objective rtd continues a generator and its "
-                            "discriminator: a directory holding generator/ and discriminator/ (as mlm-export "
-                            "writes them)");
+    if (pair) {
+      // One network: a hub deberta-v3 checkpoint (the discriminator), continued as a pair.
+      if (!new_tokens.empty())
+        throw CheckpointError(dir + ": tokenizer.add_tokens does not grow a DeBERTa checkpoint continued as a "
+                              "generator and discriminator pair");
+      init_deberta_pair_from_discriminator(*pair, dir);
+      return;
+    }
+    require_same_deberta_options(model->config(), (fs::path(dir) / "config.json").string());
     ArchitectureSpec::init_from(model, dir, new_tokens);
   }
 

@@ -1,11 +1,15 @@
 // DeBERTa's Hugging Face weight format: the module tree already carries transformers' names
 // (DebertaV2ForMaskedLM with its default legacy head), so the format is the named parameters
 // with the vocabulary unpadded, plus the tied cls.predictions.decoder.{weight,bias}. The import
-// is strict: one error lists every missing, unexpected and mis-shaped tensor.
+// reads the non-legacy head (lm_predictions.lm_head.*) too, and passes over the RTD head
+// (mask_predictions.*) of a hub deberta-v3 checkpoint with a warning naming it, as
+// transformers' DebertaV2ForMaskedLM does; otherwise it is strict: one error lists every
+// missing, unexpected and mis-shaped tensor.
 #include <map>
 
 #include "../hf/key_report.h"
 #include "mlm/model/deberta/deberta.h"
+#include "mlm/model/deberta/deberta_head_layouts.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
@@ -16,6 +20,9 @@ constexpr const char* kDebertaDecoderWeight = "cls.predictions.decoder.weight";
 constexpr const char* kDebertaDecoderBias = "cls.predictions.decoder.bias";
 
 bool is_deberta_tied_copy(const std::string& key) { return key == kDebertaDecoderWeight || key == kDebertaDecoderBias; }
+
+// A buffer older transformers releases saved (arange of the positions), no weight.
+bool is_deberta_position_ids(const std::string& key) { return key == "deberta.embeddings.position_ids"; }
 
 // `pick(parameter)` for every parameter under its HF name: the weights (detached) or gradients.
 TensorDict deberta_hf_views(DebertaV2ForMaskedLMImpl& m, const std::function<torch::Tensor(const torch::Tensor&)>& pick) {
@@ -48,11 +55,19 @@ TensorDict DebertaV2ForMaskedLMImpl::hf_gradients() {
 
 void DebertaV2ForMaskedLMImpl::load_hf_state_dict(const TensorDict& state, const std::string& origin) {
   std::map<std::string, torch::Tensor> source;
-  for (const auto& [key, tensor] : state) {
+  std::vector<std::string> rtd_head;
+  for (const auto& [key, tensor] : with_legacy_head_keys(state, origin)) {
+    if (key.rfind("mask_predictions.", 0) == 0) {
+      rtd_head.push_back(key);
+      continue;
+    }
     if (!source.emplace(key, tensor).second) throw CheckpointError(origin + ": key " + key + " appears twice");
   }
+  if (!rtd_head.empty())
+    log::warn("model", "{}: {} belong to the discriminator's RTD head, which a masked LM has no use for: not "
+              "loaded (model.objective rtd continues the pair)", origin, join_limited(rtd_head));
   const auto expected = hf_state_dict();
-  const auto match = match_keys(expected, source, is_deberta_tied_copy, [](const std::string&) { return false; });
+  const auto match = match_keys(expected, source, is_deberta_tied_copy, is_deberta_position_ids);
   if (!match.ok())
     throw CheckpointError(origin + ": weights do not match the DeBERTa-v2 model (vocab " + std::to_string(vocab_size()) +
                           ", hidden " + std::to_string(config_.hidden_size) + ", layers " +

@@ -186,6 +186,10 @@ json added_tokens(const SentencePieceModel& model, const SpecialIds& ids) {
                    {"normalized", false},
                    {"special", listed || type != Type::user_defined}});
   }
+  // DeBERTa's [MASK], added after the pieces as transformers' DebertaV2Tokenizer adds it.
+  if (ids.mask == static_cast<int32_t>(model.pieces.size()))
+    out.push_back({{"id", ids.mask}, {"content", kSpecialPieces[4]}, {"single_word", false}, {"lstrip", false},
+                   {"rstrip", false}, {"normalized", false}, {"special", true}});
   return out;
 }
 
@@ -207,6 +211,7 @@ void check_expressible(const SentencePieceModel& model, const SpecialIds& ids,
   const int32_t special_ids[] = {ids.pad, ids.unk, ids.cls, ids.sep, ids.mask};
   for (int k = 0; k < 5; ++k) {
     const int32_t id = special_ids[k];
+    if (k == 4 && id == size) continue;  // [MASK] added after the pieces (DeBERTa's spm.model)
     if (id < 0 || id >= size || model.pieces[id].text != kSpecialPieces[k]) {
       fail(std::string(kSpecialPieces[k]) + " is not piece " + std::to_string(id));
     }

@@ -30,7 +30,7 @@ namespace {
 /// text (Tokenizer::load tells them apart); an export of a sentencepiece run holds
 /// tokenizer.model beside its tokenizer.json, a WordPiece one tokenizer.json and vocab.txt.
 text::Tokenizer load_tokenizer(const fs::path& dir, const config::RunConfig& config) {
-  for (const char* name : {"tokenizer.model", "spiece.model", "sentencepiece.model", "tokenizer.json", "vocab.txt"}) {
+  for (const char* name : {"tokenizer.model", "spiece.model", "sentencepiece.model", "spm.model", "tokenizer.json", "vocab.txt"}) {
     if (fs::exists(dir / name)) return text::Tokenizer::load((dir / name).string());
   }
   log::info("model", "{} holds no tokenizer model; using tokenizer.model {}", dir.string(),

@@ -114,4 +114,15 @@ config::ModelConfig deberta_pair_config(const std::string& dir, config::ModelCon
 /// embeddings less the generator's are the delta).
 void init_deberta_pair(DebertaV2ForPreTrainingImpl& model, const std::string& dir);
 
+// ---- a hub deberta-v3 checkpoint, the discriminator alone (deberta_hub_pair.cpp) -------------
+
+/// Loads a Hugging Face directory holding one DeBERTa network with its RTD head (deberta.*,
+/// mask_predictions.*, optionally lm_predictions.lm_head.* or cls.predictions.*: the hub's
+/// microsoft/deberta-v3-*) into `model`: the discriminator from the file, the generator as
+/// built with the file's tables (gdes: delta 0) and the file's MLM head when its width fits
+/// (else a warning naming the keys). CheckpointError naming the file for a config.json whose
+/// shape or DeBERTa options differ from the model's (each key listed), a directory without
+/// mask_predictions.*, and any missing, unexpected or mis-shaped tensor.
+void init_deberta_pair_from_discriminator(DebertaV2ForPreTrainingImpl& model, const std::string& dir);
+
 }  // namespace mlm::model
