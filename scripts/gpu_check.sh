@@ -492,7 +492,7 @@ elif "peak_mem_mb" in r:
 else:
     memory = "-"
 line = (f"   {side:<13} {r['tokens_per_s']:10.0f} tokens/s  MFU {r['mfu']:.3f} of "
-        f"{r['peak_gflops'] / 1e3:.2f} TFLOP/s  {memory}")
+        f"{r['peak_gflops'] / 1e3:.3g} TFLOP/s  {memory}")
 if "forward_s" in r:
     line += (f"  ({r['step_s'] * 1e3:.1f} ms/step: fwd {r['forward_s'] * 1e3:.1f}"
              f" bwd {r['backward_s'] * 1e3:.1f} opt {r['optimizer_s'] * 1e3:.1f} ms)")
@@ -501,7 +501,7 @@ if ratio:
 print(line)
 with open(rows, "a") as f:
     f.write(f"| {label} | {side} | {r['tokens_per_s']:.0f} | {r['mfu']:.3f} | "
-            f"{r['peak_gflops'] / 1e3:.2f} | {ratio or '-'} | {memory} |\n")
+            f"{r['peak_gflops'] / 1e3:.3g} | {ratio or '-'} | {memory} |\n")
 PY
 }
 
