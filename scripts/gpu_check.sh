@@ -173,7 +173,6 @@ esac
 if ((dry_run)); then
   build=${GPU_CHECK_BUILD:-$root/build}
   report_dir=${OUT:-$gpu_dir/dry-run}
-  runs_dir=$report_dir/runs  # tiny checkpoints
   device=cpu precision=fp32 dist_backend=gloo
   ctest_max=2                # the first tests of each label, of those whose executables exist
   bench_warmup=1 bench_steps=2
@@ -197,10 +196,12 @@ else
   modernbert_shape="22 768 12 1152 50368"
   bench_cases=("bert 32 128" "bert 16 512" "modernbert 32 128" "modernbert 8 1024")
 fi
+mkdir -p "$report_dir"
+report_dir=$(cd "$report_dir" && pwd)  # absolute: the 2-rank run works from the repository
+((dry_run)) && runs_dir=$report_dir/runs  # tiny checkpoints
 log="$report_dir/gpu_check.log"
 report="$report_dir/gpu_check_report.md"
 bench_rows="$report_dir/gpu_check_bench.rows"  # written by the bench phase, row by row
-mkdir -p "$report_dir"
 rm -f "$bench_rows"
 exec 3>&1 4>&2
 exec > >(tee "$log") 2>&1
@@ -451,6 +452,7 @@ run_ctest() {  # run_ctest LABEL-REGEX [ctest args...]: the label's tests; the f
 }
 
 dist_run() {  # two ranks of mlm-train on configs/tiny.yaml with $dist_backend on $device
+  cd "$root" || return  # the config's corpus paths are relative to the repository
   local run="$runs_dir/dist-$dist_backend"
   rm -rf "$run"
   mkdir -p "$run"
@@ -578,7 +580,7 @@ if ((dry_run)); then
       exit 2
     }
   done
-  for step in unpack configure build; do skip "$step" "dry run: uses the CPU build ${build#"$root"/}"; done
+  for step in unpack configure build; do skip "$step" "dry run: the CPU build in ${build#"$root"/}/"; done
 else
   ls "$debs"/*.deb >/dev/null 2>&1 || {
     echo "gpu_check: no .deb files in ${debs#"$root"/}: run scripts/gpu_check.sh --fetch on the dev machine and carry build-gpu/debs" >&2
