@@ -1,44 +1,73 @@
 #!/usr/bin/env bash
 # Builds mlm-train on a lent GPU machine and checks it there: GPU tests, the model and train
-# stage tests, a 2-rank NCCL run (when there are 2+ GPUs) and mlm-bench at the BERT-base shape
-# in bf16. The one script a session runs on the device machine.
+# stage tests, a 2-rank NCCL run (when there are 2+ GPUs) and mlm-bench against the PyTorch
+# peers at the BERT-base and ModernBERT-base shapes in bf16. The one script a session runs on
+# the device machine; --dry-run runs the same phases here first, on the CPU.
+#
+#   scripts/gpu_check.sh --fetch     (dev machine) fetch the .deb files to carry
+#   scripts/gpu_check.sh             (GPU machine) unpack, configure, build, then the checks
+#   scripts/gpu_check.sh --dry-run   (dev machine) the checks only, on the CPU build
 #
 # The GPU machine has a compiler, cmake, ninja, CUDA and a python3 whose torch package holds
-# LibTorch (with its CMake config), but none of the Debian -dev packages the project links
-# (yaml-cpp, spdlog, fmt, CLI11, nlohmann-json, GTest, sentencepiece, gloo headers, zlib),
-# no apt and no internet. So it is two steps:
+# LibTorch (with its CMake config) and transformers, but none of the Debian -dev packages the
+# project links (yaml-cpp, spdlog, fmt, CLI11, nlohmann-json, GTest, sentencepiece, gloo
+# headers, zlib), no apt and no internet. So it is two steps:
 #
 #   1. HERE, on the Debian 12 dev machine:   scripts/gpu_check.sh --fetch
 #      apt-get downloads those -dev packages and the runtime libraries they need (recursively,
 #      not libc/libstdc++/compilers/cmake/python/CUDA) into build-gpu/debs/ (ignored by git
 #      through /build*/), prints their total size (the carry limit is 64 MiB) and the path to
-#      carry.
+#      carry. Then scripts/gpu_check.sh --dry-run, so a broken phase or flag shows here.
 #   2. THERE, through the device tool:
 #        run(command="bash scripts/gpu_check.sh", carry=["build-gpu/debs"], timeout_s=540)
 #      unpacks every .deb (dpkg-deb -x, else ar + tar, else python) into build-gpu/sysroot,
 #      configures with CMake against it (CMAKE_PREFIX_PATH etc.; LibTorch from the machine's
 #      own PyTorch through -DMLM_PYTHON), builds Release with ninja into build-gpu/build, then
-#        - nvidia-smi, mlm-train --version
-#        - ctest -L gpu, then ctest -L "model|train"
-#        - when nvidia-smi -L lists 2+ GPUs: scripts/launch_local.sh 2 configs/tiny.yaml on
-#          cuda with the NCCL backend, a few steps
-#        - mlm-bench --json at the base shape (12 x 768, vocab 30522, sparse head), cuda, bf16:
-#          batch 32 x seq 128, then batch 16 x seq 512; prints tokens/s, MFU and the measured
-#          peak
-#      Everything printed also goes to $OUT/gpu_check.log when $OUT is set (the device tool
-#      brings $OUT back). Each phase is timed; the durations are printed at the end. On a
-#      machine still warm from an earlier call, build-gpu/sysroot is kept when the .debs are
-#      the same and ninja rebuilds only what changed.
+#      the phases:
+#        info      nvidia-smi, mlm-train --version, the python's torch and transformers
+#        ctest -L gpu, then ctest -L "model|train"
+#        2 ranks   when nvidia-smi -L lists 2+ GPUs: scripts/launch_local.sh 2 configs/tiny.yaml
+#                  on cuda with the NCCL backend, 12 steps
+#        bench     at each shape, mlm-bench --json, then the transformers peer
+#                  (scripts/peers/hf_bert.py or hf_modernbert.py) and the eager one
+#                  (scripts/peers/eager_bert.py), all with --device cuda --bf16, 3 warm-up + 20
+#                  timed steps: BERT-base (12 x 768, I 3072, vocab 30522, sparse head, p 0.15)
+#                  at batch 32 x seq 128 and 16 x 512; ModernBERT-base (configs/modernbert-base.yaml:
+#                  22 x 768, GeGLU I 1152, vocab 50368, p 0.3) at 32 x 128 and 8 x 1024. Each
+#                  side's tokens/s, MFU against the peak it measured in its own process (8192^3
+#                  products), the ratio ours / side, and peak memory: the peers' GPU memory
+#                  (torch.cuda.max_memory_allocated); mlm-bench reports only its host RSS. At
+#                  the ModernBERT shapes the eager peer is a post-LN BERT of that size (there is
+#                  no hand-written ModernBERT peer): its MFU compares, its tokens/s does not.
+#      On a machine still warm from an earlier call, build-gpu/sysroot is kept when the .debs
+#      are the same and ninja rebuilds only what changed.
+#
+# --dry-run: every phase after the build, on THIS machine's CPU build: no unpack, configure or
+# build (GPU_CHECK_BUILD, default build/, must hold mlm-train, mlm-bench and mlm-tokenizer),
+# device cpu, fp32, the project's .venv/bin/python; the ctest phases run the first 2 tests of
+# their label whose executables are built (skipped, saying so, when none are), the 2-rank run
+# uses Gloo on the CPU, the bench runs one tiny shape per model (BERT 2 x 64 at 4 x 32,
+# ModernBERT 3 x 64 at 2 x 64, vocab 1000) on one thread, 1 warm-up + 2 timed steps. The phases
+# are the same functions, fed other settings. A few minutes; exit 0 when everything that ran
+# passed.
+#
+# The report: each phase's status and seconds, then the bench table, as markdown in
+# gpu_check_report.md, and everything printed in gpu_check.log, both in $OUT when it is set
+# (the device tool brings $OUT back), else in build-gpu/ (build-gpu/dry-run/ with --dry-run).
+# The report is also printed at the end.
 #
 # Environment (device side):
 #   GPU_CHECK_BUDGET_S   overall budget in seconds (default 480): every phase runs under
 #                        `timeout` with what is left; the tests and the NCCL run leave
-#                        GPU_CHECK_BENCH_MIN_S (default 60) of it to the bench, which is
-#                        skipped with a message when the build left less than that.
+#                        GPU_CHECK_BENCH_MIN_S (default 120) of it to the bench, which is
+#                        skipped with a message when the build left less than that (a bench
+#                        cut short keeps the rows it finished).
 #   GPU_CHECK_JOBS       ninja -j (default: nproc); GPU_CHECK_CTEST_J  ctest -j for the
 #                        model|train tests (default 4)
-#   MLM_PYTHON           the python whose torch to build against (default: the first of
-#                        python3 on PATH, /opt/torch/.venv/bin/python3 that has torch)
+#   MLM_PYTHON           the python whose torch to build against and to run the peers with
+#                        (default: the first of python3 on PATH, /opt/torch/.venv/bin/python3
+#                        that has torch; with --dry-run, .venv/bin/python)
+#   GPU_CHECK_BUILD      (--dry-run) the CPU build directory (default build/)
 # Exit status: 0 when everything that ran passed; 1 when a phase failed (the later phases
 # still run when they can); 2 on a usage or set-up error.
 set -uo pipefail
@@ -127,51 +156,127 @@ fetch() {
   echo "device tool: run(command=\"bash scripts/gpu_check.sh\", carry=[\"build-gpu/debs\"], timeout_s=540)"
 }
 
-if [[ ${1:-} == --fetch ]]; then
-  fetch
-  exit 0
-elif [[ $# -gt 0 ]]; then
-  sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}"
-  [[ $1 == -h || $1 == --help ]] && exit 0
-  exit 2
-fi
 
-# --- step 2: the GPU machine ---------------------------------------------------------------
-tee_pid=
-if [[ -n ${OUT:-} ]]; then
-  mkdir -p "$OUT"
-  exec 3>&1 4>&2
-  exec > >(tee -a "$OUT/gpu_check.log") 2>&1
-  tee_pid=$!
+usage() { sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}"; }
+dry_run=0
+case "${1:-}" in
+  --fetch) (($# == 1)) || { usage; exit 2; }; fetch; exit 0 ;;
+  --dry-run) dry_run=1 ;;
+  -h|--help) usage; exit 0 ;;
+  "") ;;
+  *) usage; exit 2 ;;
+esac
+(($# <= 1)) || { usage; exit 2; }
+
+# --- step 2: the checks, on the GPU machine (or on this CPU with --dry-run) -----------------
+# The settings every phase takes: the dry run changes these, never the phases.
+if ((dry_run)); then
+  build=${GPU_CHECK_BUILD:-$root/build}
+  report_dir=${OUT:-$gpu_dir/dry-run}
+  device=cpu precision=fp32 dist_backend=gloo
+  ctest_max=2                # the first tests of each label, of those whose executables exist
+  bench_warmup=1 bench_steps=2
+  # One thread: on the shared dev machine's busy cores, a spinning team of two OpenMP threads
+  # made a tiny step take 2 s instead of 0.03 s.
+  bench_threads=1
+  # layers hidden heads intermediate vocab; ModernBERT with 3 layers has a global one and two
+  # sliding-window ones.
+  bert_shape="2 64 2 256 1000"
+  modernbert_shape="3 64 2 96 1000"
+  # arch batch seq: one shape each, as each peer's start-up (imports) is most of its time here
+  bench_cases=("bert 4 32" "modernbert 2 64")
+else
+  report_dir=${OUT:-$gpu_dir}
+  runs_dir=$gpu_dir/runs     # not under $OUT: the device tool would bring the checkpoints back
+  device=cuda precision=bf16 dist_backend=nccl
+  ctest_max=0                # every test of the label
+  bench_warmup=3 bench_steps=20
+  bench_threads=$(nproc)
+  bert_shape="12 768 12 3072 30522"
+  modernbert_shape="22 768 12 1152 50368"
+  bench_cases=("bert 32 128" "bert 16 512" "modernbert 32 128" "modernbert 8 1024")
 fi
+mkdir -p "$report_dir"
+report_dir=$(cd "$report_dir" && pwd)  # absolute: the 2-rank run works from the repository
+((dry_run)) && runs_dir=$report_dir/runs  # tiny checkpoints
+log="$report_dir/gpu_check.log"
+report="$report_dir/gpu_check_report.md"
+bench_rows="$report_dir/gpu_check_bench.rows"  # written by the bench phase, row by row
+rm -f "$bench_rows"
+exec 3>&1 4>&2
+exec > >(tee "$log") 2>&1
+tee_pid=$!
 
 start_s=$SECONDS
 budget=${GPU_CHECK_BUDGET_S:-480}
-bench_min=${GPU_CHECK_BENCH_MIN_S:-60}
+# 12 processes at 4 shapes, each ~10 s on an H200 (the peers' imports and CUDA start-up).
+bench_min=${GPU_CHECK_BENCH_MIN_S:-120}
 failed=0
-summary=()
+report_rows=()
+# A phase that does not apply here writes why to $skip_note and exits $SKIPPED (automake's 77).
+SKIPPED=77
+skip_note="$report_dir/gpu_check.skip"
+rm -f "$skip_note"
 
 left() { echo $((budget - (SECONDS - start_s))); }
+
+record() {  # record NAME SECONDS STATUS: a row of the report's phase table
+  report_rows+=("| ${1//|/\\|} | ${3//|/\\|} | $2 |")
+}
+
+write_report() {  # write_report EXIT-STATUS
+  {
+    echo "# gpu_check report"
+    echo
+    if ((dry_run)); then
+      echo "Dry run on the CPU build $build: $device, $precision, tiny shapes."
+    else
+      echo "GPU run: $device, $precision."
+    fi
+    echo "$(date -u '+%Y-%m-%d %H:%M:%S UTC') on ${HOSTNAME:-?}, $(nproc) cores;" \
+      "git $(git -C "$root" log -1 --format=%h 2>/dev/null || echo '?');" \
+      "$((SECONDS - start_s)) s of the ${budget} s budget; exit $1. Log: gpu_check.log."
+    echo
+    echo "| phase | status | seconds |"
+    echo "| --- | --- | ---: |"
+    ((${#report_rows[@]})) && printf '%s\n' "${report_rows[@]}"
+    if [[ -s $bench_rows ]]; then
+      echo
+      echo "## bench: $device, $precision, $bench_warmup warm-up + $bench_steps timed steps"
+      echo
+      echo "| model, batch x seq | side | tokens/s | MFU | peak TFLOP/s | ours / side | peak memory |"
+      echo "| --- | --- | ---: | ---: | ---: | ---: | --- |"
+      cat "$bench_rows"
+      echo
+      echo "MFU: each side's model FLOPs per second over the peak it measured in its own process" \
+        "(the best of a few square products in its dtype). Peak memory: mlm-bench reports only" \
+        "its process's peak host RSS (no GPU memory); the peers' is" \
+        "torch.cuda.max_memory_allocated on a GPU, none on the CPU. At the ModernBERT shapes" \
+        "\"eager (BERT)\" is scripts/peers/eager_bert.py's post-LN BERT at that size (no" \
+        "hand-written ModernBERT peer): its MFU compares, its tokens/s does not."
+    fi
+  } >"$report"
+  rm -f "$bench_rows"
+}
 
 finish() {
   local rc=$?
   ((rc == 0 && failed)) && rc=1
+  write_report "$rc"
   echo
-  echo "== gpu_check summary (budget ${budget}s, $((SECONDS - start_s))s elapsed)"
-  local line
-  for line in "${summary[@]}"; do echo "  $line"; done
-  echo "gpu_check: exit $rc"
-  if [[ -n $tee_pid ]]; then  # let tee write the last lines before $OUT is collected
-    exec 1>&3 2>&4
-    wait "$tee_pid" 2>/dev/null
-  fi
+  cat "$report"
+  echo
+  echo "gpu_check: exit $rc; report $report"
+  exec 1>&3 2>&4  # let tee write the last lines before $OUT is collected
+  wait "$tee_pid" 2>/dev/null
   exit "$rc"
 }
 trap finish EXIT
 
 # phase NAME CAP_S COMMAND...: runs COMMAND under timeout min(CAP_S, budget left - RESERVE_S),
 # records its duration and status. A phase that fails sets the exit status but does not stop
-# the rest. RESERVE_S (default 0): budget kept back for the phases after this one.
+# the rest; one that exits $SKIPPED is recorded as skipped. RESERVE_S (default 0): budget kept
+# back for the phases after this one.
 phase() {
   local name=$1 cap=$2
   shift 2
@@ -180,7 +285,7 @@ phase() {
   ((cap > 0 && cap < limit)) && limit=$cap
   if ((limit < 5)); then
     echo "== $name: SKIPPED (budget: $(left)s of ${budget}s left, ${RESERVE_S:-0}s of it kept for the bench)"
-    summary+=("$(printf '%-22s skipped (budget)' "$name")")
+    record "$name" 0 "skipped (budget)"
     return 1
   fi
   echo
@@ -189,17 +294,27 @@ phase() {
   timeout --kill-after=10 "$limit" "$@"
   rc=$?
   local what=ok
+  ((rc == SKIPPED)) && what="skipped: $(cat "$skip_note" 2>/dev/null)"
+  rm -f "$skip_note"
   ((rc == 124 || rc == 137)) && what="TIMED OUT after ${limit}s"
-  ((rc != 0 && rc != 124 && rc != 137)) && what="FAILED (exit $rc)"
-  ((rc != 0)) && failed=1
+  ((rc != 0 && rc != SKIPPED && rc != 124 && rc != 137)) && what="FAILED (exit $rc)"
+  ((rc != 0 && rc != SKIPPED)) && failed=1
   echo "== $name: $what in $((SECONDS - t0))s"
-  summary+=("$(printf '%-22s %4ds  %s' "$name" $((SECONDS - t0)) "$what")")
+  record "$name" $((SECONDS - t0)) "$what"
   return "$rc"
+}
+
+skip() {  # skip NAME REASON: a phase that does not run, and why
+  echo
+  echo "== $1: SKIPPED ($2)"
+  record "$1" 0 "skipped: $2"
 }
 
 find_python() {
   local c
-  for c in ${MLM_PYTHON:-} "$(command -v python3 || true)" /opt/torch/.venv/bin/python3; do
+  local candidates=("${MLM_PYTHON:-}" "$(command -v python3 || true)" /opt/torch/.venv/bin/python3)
+  ((dry_run)) && candidates=("${MLM_PYTHON:-$root/.venv/bin/python}")  # the CPU build's
+  for c in "${candidates[@]}"; do
     [[ -n $c && -x $c ]] || continue
     if "$c" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)' 2>/dev/null; then
       echo "$c"
@@ -300,107 +415,211 @@ configure() {
 
 info() {
   local rc=0
-  nvidia-smi || rc=$?
+  if [[ $device == cuda ]]; then
+    nvidia-smi || rc=$?
+  else
+    echo "device cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
+  fi
   echo
   "$build/mlm-train" --version || rc=$?
+  # The peers need transformers, and on a GPU a torch that sees it.
+  "$python" - "$device" <<'PY' || rc=$?
+import sys, torch, transformers
+print(f"python torch {torch.__version__} (CUDA {torch.version.cuda}, {torch.cuda.device_count()} "
+      f"device(s)), transformers {transformers.__version__}")
+if sys.argv[1] == "cuda" and not torch.cuda.is_available():
+    sys.exit("this torch sees no CUDA device: the peers cannot run on cuda")
+PY
   return "$rc"
 }
 
-run_ctest() {  # run_ctest LABEL-REGEX [ctest args...]
-  (cd "$build" && ctest --output-on-failure --no-tests=error --timeout 300 -L "$@")
+run_ctest() {  # run_ctest LABEL-REGEX [ctest args...]: the label's tests; the first ctest_max of them when set
+  local label=$1
+  shift
+  local select=(-L "$label")
+  if ((ctest_max > 0)); then
+    # Test executables that are not built list no tests (gtest discovery at test time).
+    local names
+    names=$(cd "$build" && ctest -N -L "$label" | sed -n 's/^ *Test *#[0-9]*: //p' | head -n "$ctest_max")
+    if [[ -z $names ]]; then
+      echo "no test labelled '$label' in $build: its test executables are not built" | tee "$skip_note"
+      return "$SKIPPED"
+    fi
+    echo "the first $ctest_max of the label: $(paste -sd' ' <<<"$names")"
+    select+=(-R "^($(sed 's/[][()|.*+?^$\\]/\\&/g' <<<"$names" | paste -sd'|'))\$")
+  fi
+  (cd "$build" && ctest --output-on-failure --no-tests=error --timeout 300 "${select[@]}" "$@")
 }
 
-nccl_run() {
-  local run="$gpu_dir/runs/nccl"
+dist_run() {  # two ranks of mlm-train on configs/tiny.yaml with $dist_backend on $device
+  cd "$root" || return  # the config's corpus paths are relative to the repository
+  local run="$runs_dir/dist-$dist_backend"
   rm -rf "$run"
   mkdir -p "$run"
   local settings=(--set "train.output_dir=$run" --set "tokenizer.model=$run/spm_tiny.model")
   # The tokenizer first, once, so the two ranks do not both train it.
   "$build/mlm-tokenizer" --config "$root/configs/tiny.yaml" "${settings[@]}" || return
   MLM_TRAIN="$build/mlm-train" "$root/scripts/launch_local.sh" 2 "$root/configs/tiny.yaml" \
-    "${settings[@]}" --set train.device=cuda --set distributed.backend=nccl \
+    "${settings[@]}" --set train.device="$device" --set distributed.backend="$dist_backend" \
     --set train.max_steps=12 --set checkpoint.every_steps=6 --set eval.every_steps=6 \
     --set logging.every_steps=2
 }
 
-bench_one() {  # bench_one BATCH SEQ
-  local batch=$1 seq=$2 json
-  json=$(MLM_LOG_LEVEL=warn "$build/mlm-bench" --config "$root/configs/mini.yaml" --json \
-    --steps 20 --warmup 3 \
-    --set model.num_hidden_layers=12 model.hidden_size=768 model.num_attention_heads=12 \
-    model.intermediate_size=3072 model.max_position_embeddings=512 model.vocab_size=30522 \
-    model.sparse_head=true train.micro_batch_size="$batch" data.seq_len="$seq" \
-    masking.mlm_probability=0.15 train.precision=bf16 train.threads="$(nproc)" \
-    train.device=cuda) || return
-  echo "$json"
-  "$python" - "$json" <<'PY'
+# bench_row LABEL SIDE JSON [OURS-JSON]: prints one side's line and appends its row to the
+# report's bench table; the ratio ours / side when OURS-JSON is given. An empty or broken JSON
+# (the side failed) is a FAILED row and exit status 1.
+bench_row() {
+  "$python" - "$@" "$bench_rows" <<'PY'
 import json, sys
-r = json.loads(sys.argv[1])
-ms = lambda key: f"{r[key] * 1e3:.1f}"
-print(f"base bf16 {r['device']}, batch {r['batch']} x seq {r['seq_len']}: "
-      f"{r['tokens_per_s']:.0f} tokens/s, {ms('step_s')} ms/step (fwd {ms('forward_s')} "
-      f"bwd {ms('backward_s')} opt {ms('optimizer_s')} ms) | MFU {r['mfu']:.3f}: "
-      f"{r['model_gflops_per_s'] / 1e3:.1f} model TFLOP/s of a measured "
-      f"{r['peak_gflops'] / 1e3:.1f} TFLOP/s {r['precision']} peak")
+*args, rows = sys.argv[1:]
+label, side, text = args[:3]
+ours_text = args[3] if len(args) > 3 else ""
+try:
+    r = json.loads(text)
+except ValueError:
+    print(f"   {side:<13} FAILED")
+    with open(rows, "a") as f:
+        f.write(f"| {label} | {side} | FAILED | | | | |\n")
+    sys.exit(1)
+ratio = ""
+if ours_text:
+    try:
+        ratio = f"{json.loads(ours_text)['tokens_per_s'] / r['tokens_per_s']:.2f}"
+    except (ValueError, KeyError, ZeroDivisionError):
+        ratio = "?"
+if "peak_rss_mb" in r:
+    memory = f"{r['peak_rss_mb']:.0f} MB host RSS"
+elif "peak_mem_mb" in r:
+    memory = f"{r['peak_mem_mb']:.0f} MB GPU"
+else:
+    memory = "-"
+line = (f"   {side:<13} {r['tokens_per_s']:10.0f} tokens/s  MFU {r['mfu']:.3f} of "
+        f"{r['peak_gflops'] / 1e3:.3g} TFLOP/s  {memory}")
+if "forward_s" in r:
+    line += (f"  ({r['step_s'] * 1e3:.1f} ms/step: fwd {r['forward_s'] * 1e3:.1f}"
+             f" bwd {r['backward_s'] * 1e3:.1f} opt {r['optimizer_s'] * 1e3:.1f} ms)")
+if ratio:
+    line += f"  ours / {side} {ratio}"
+print(line)
+with open(rows, "a") as f:
+    f.write(f"| {label} | {side} | {r['tokens_per_s']:.0f} | {r['mfu']:.3f} | "
+            f"{r['peak_gflops'] / 1e3:.3g} | {ratio or '-'} | {memory} |\n")
 PY
 }
 
-bench() {
-  local rc=0
-  bench_one 32 128 || rc=1
-  bench_one 16 512 || rc=1
+bench_case() {  # bench_case ARCH BATCH SEQ: mlm-bench, then each peer, at ARCH's shape
+  local arch=$1 batch=$2 seq=$3 shape layers hidden heads inter vocab
+  shape="${arch}_shape"
+  read -r layers hidden heads inter vocab <<<"${!shape}"
+  local config mlm_prob ours_set peers
+  case $arch in
+    bert)
+      config=configs/mini.yaml mlm_prob=0.15
+      ours_set=(model.max_position_embeddings=512 model.sparse_head=true)
+      peers=("hf:hf_bert" "eager:eager_bert") ;;
+    modernbert)  # the rest of the model (RoPE, local/global layers, no biases) is the config's
+      config=configs/modernbert-base.yaml mlm_prob=0.3
+      ours_set=(train.grad_accum_steps=1)
+      peers=("hf:hf_modernbert" "eager (BERT):eager_bert") ;;
+    *) echo "bench_case: unknown architecture $arch" >&2; return 2 ;;
+  esac
+  local label="$arch ${layers}x$hidden, $batch x $seq" rc=0 ours
+  echo "-- $label (I $inter, vocab $vocab, p $mlm_prob)"
+  ours=$(MLM_LOG_LEVEL=warn "$build/mlm-bench" --config "$root/$config" --json \
+    --steps "$bench_steps" --warmup "$bench_warmup" \
+    --set model.num_hidden_layers="$layers" model.hidden_size="$hidden" \
+    model.num_attention_heads="$heads" model.intermediate_size="$inter" model.vocab_size="$vocab" \
+    "${ours_set[@]}" train.micro_batch_size="$batch" data.seq_len="$seq" \
+    masking.mlm_probability="$mlm_prob" train.precision="$precision" train.threads="$bench_threads" \
+    train.device="$device") || rc=1
+  echo "   mlm-bench: $ours"
+  bench_row "$label" mlm-bench "$ours" || rc=1
+  local flags=(--layers "$layers" --hidden "$hidden" --heads "$heads" --intermediate "$inter"
+    --vocab "$vocab" --batch "$batch" --seq "$seq" --steps "$bench_steps" --warmup "$bench_warmup"
+    --mlm-prob "$mlm_prob" --threads "$bench_threads" --device "$device")
+  [[ $precision == bf16 ]] && flags+=(--bf16)
+  local peer json
+  for peer in "${peers[@]}"; do
+    json=$("$python" "$root/scripts/peers/${peer#*:}.py" "${flags[@]}") || rc=1
+    echo "   ${peer%%:*}: $json"
+    # No ratio to a peer that trains another model.
+    if [[ ${peer%%:*} == *"("* ]]; then
+      bench_row "$label" "${peer%%:*}" "$json" || rc=1
+    else
+      bench_row "$label" "${peer%%:*}" "$json" "$ours" || rc=1
+    fi
+  done
   return "$rc"
 }
 
-echo "gpu_check: $(date -u '+%Y-%m-%d %H:%M:%S UTC') on ${HOSTNAME:-?}, $(nproc) cores, budget ${budget}s"
-echo "git: $(git -C "$root" log -1 --format='%h %s' 2>/dev/null || echo 'no git')"
-ls "$debs"/*.deb >/dev/null 2>&1 || {
-  echo "gpu_check: no .deb files in ${debs#"$root"/}: run scripts/gpu_check.sh --fetch on the dev machine and carry build-gpu/debs" >&2
-  exit 2
+bench() {  # bench "ARCH BATCH SEQ"...
+  local rc=0 one
+  for one in "$@"; do
+    # shellcheck disable=SC2086  # the case's words are its arguments
+    bench_case $one || rc=1
+  done
+  return "$rc"
 }
+
+echo "gpu_check$( ((dry_run)) && echo ' --dry-run'): $(date -u '+%Y-%m-%d %H:%M:%S UTC') on ${HOSTNAME:-?}, $(nproc) cores, budget ${budget}s"
+echo "git: $(git -C "$root" log -1 --format='%h %s' 2>/dev/null || echo 'no git')"
 python=$(find_python) || {
-  echo "gpu_check: no python3 with torch found (set MLM_PYTHON)" >&2
+  echo "gpu_check: no python3 with torch found ($( ((dry_run)) && echo "$root/.venv/bin/python: run scripts/setup.sh" || echo 'set MLM_PYTHON'))" >&2
   exit 2
 }
 echo "python: $python ($("$python" -c 'import importlib.metadata as m; print("torch", m.version("torch"))' 2>/dev/null))"
-for tool in cmake ninja; do
-  command -v "$tool" >/dev/null || { echo "gpu_check: $tool not found" >&2; exit 2; }
-done
-echo "cmake: $(cmake --version | head -1), ninja $(ninja --version), nvcc: $(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || echo none)"
 
 # The phases run under timeout in a child bash: it sees these functions and variables.
-export root gpu_dir debs sysroot build python
-export -f unpack_deb unpack configure info run_ctest nccl_run bench_one bench
-phase unpack 120 bash -c unpack || exit 1
-multiarch=$(cd "$sysroot/usr/lib" && ls -d -- *-linux-gnu* 2>/dev/null | head -1)
-libdir="$sysroot/usr/lib/$multiarch"
-export multiarch libdir
-check_runtime
-phase configure 120 bash -c configure || exit 1
-phase build 0 ninja -C "$build" -j "${GPU_CHECK_JOBS:-$(nproc)}" || exit 1
+export root gpu_dir debs sysroot build runs_dir python device precision dist_backend ctest_max \
+  bench_warmup bench_steps bench_threads bert_shape modernbert_shape bench_rows skip_note SKIPPED
+export -f unpack_deb unpack configure info run_ctest dist_run bench_row bench_case bench
+if ((dry_run)); then
+  for exe in mlm-train mlm-bench mlm-tokenizer; do
+    [[ -x $build/$exe ]] || {
+      echo "gpu_check --dry-run: no $build/$exe: build it first (ninja -C $build mlm-train mlm-bench mlm-tokenizer), or set GPU_CHECK_BUILD" >&2
+      exit 2
+    }
+  done
+  for step in unpack configure build; do skip "$step" "dry run: the CPU build in ${build#"$root"/}/"; done
+else
+  ls "$debs"/*.deb >/dev/null 2>&1 || {
+    echo "gpu_check: no .deb files in ${debs#"$root"/}: run scripts/gpu_check.sh --fetch on the dev machine and carry build-gpu/debs" >&2
+    exit 2
+  }
+  for tool in cmake ninja; do
+    command -v "$tool" >/dev/null || { echo "gpu_check: $tool not found" >&2; exit 2; }
+  done
+  echo "cmake: $(cmake --version | head -1), ninja $(ninja --version), nvcc: $(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || echo none)"
+  phase unpack 120 bash -c unpack || exit 1
+  multiarch=$(cd "$sysroot/usr/lib" && ls -d -- *-linux-gnu* 2>/dev/null | head -1)
+  libdir="$sysroot/usr/lib/$multiarch"
+  export multiarch libdir
+  check_runtime
+  phase configure 120 bash -c configure || exit 1
+  phase build 0 ninja -C "$build" -j "${GPU_CHECK_JOBS:-$(nproc)}" || exit 1
+  # The executables and tests find the Debian libraries' own dependencies (libspdlog needs
+  # libfmt) through LD_LIBRARY_PATH; their direct ones are in their RUNPATH.
+  export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 
-# The executables and tests find the Debian libraries' own dependencies (libspdlog needs
-# libfmt) through LD_LIBRARY_PATH; their direct ones are in their RUNPATH.
-export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-RESERVE_S=0 phase info 30 bash -c info
-# The tests and the NCCL run stop early rather than leave the bench less than its minimum
+RESERVE_S=0 phase info 60 bash -c info
+# The tests and the 2-rank run stop early rather than leave the bench less than its minimum
 # (when the build left the bench its minimum at all).
 RESERVE_S=0
 (($(left) >= bench_min)) && RESERVE_S=$bench_min
 phase "ctest -L gpu" 150 bash -c 'run_ctest gpu'
 phase "ctest -L model|train" 180 bash -c 'run_ctest "model|train" -j "${GPU_CHECK_CTEST_J:-4}"'
-gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-if ((gpus >= 2)); then
-  phase "nccl 2 ranks" 120 bash -c nccl_run
+# Ranks: one per GPU on cuda; on the CPU two ranks share the cores.
+ranks=2
+[[ $device == cuda ]] && ranks=$(nvidia-smi -L 2>/dev/null | wc -l)
+if ((ranks >= 2)); then
+  phase "2 ranks $dist_backend" 120 bash -c dist_run
 else
-  echo
-  echo "== nccl 2 ranks: SKIPPED ($gpus GPU(s); needs 2)"
-  summary+=("$(printf '%-22s skipped (%d GPU)' "nccl 2 ranks" "$gpus")")
+  skip "2 ranks $dist_backend" "$ranks GPU(s); needs 2"
 fi
 if (($(left) < bench_min)); then
-  echo
-  echo "== bench: SKIPPED: $(left)s of the ${budget}s budget left, it needs ${bench_min}s (GPU_CHECK_BENCH_MIN_S)"
-  summary+=("$(printf '%-22s skipped (budget)' bench)")
+  skip bench "$(left)s of the ${budget}s budget left, it needs ${bench_min}s (GPU_CHECK_BENCH_MIN_S)"
 else
-  RESERVE_S=0 phase bench 0 bash -c bench
+  RESERVE_S=0 phase bench 0 bash -c 'bench "$@"' bench "${bench_cases[@]}"
 fi
+exit 0  # finish() makes it 1 when a phase failed

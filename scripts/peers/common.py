@@ -11,7 +11,13 @@ feed-forward block has Wi of H x 2I, so its 2HI becomes 3HI; its sliding-window 
 counted at the full S as well (what a dense kernel under a window mask, SDPA's included, computes;
 a windowed kernel would do about min(S, window + 1) / S of that term). ELECTRA's peer counts
 its two models itself (electra_peer.forward_flops_per_token). The peak is the best of a few
-2048^3 products in the run's dtype, measured in the same process.
+products in the run's dtype on the run's device, measured in the same process: 2048^3 on the
+CPU, 8192^3 on CUDA (mlm-bench's sizes).
+
+--device cuda puts the model and the synthetic batches on the GPU and autocasts there (--bf16,
+or --fp16 with a torch.amp.GradScaler, as the community scripts train fp16); the JSON line then
+also has device, precision and peak_mem_mb (torch.cuda.max_memory_allocated over the steps).
+On the CPU the line is what it always was.
 """
 import argparse
 import contextlib
@@ -36,7 +42,12 @@ def parse_args(description, add_arguments=None):
     ap.add_argument("--steps", type=int, default=5, help="timed steps, after the warm-up steps")
     ap.add_argument("--warmup", type=int, default=1, help="untimed steps first")
     ap.add_argument("--mlm-prob", type=float, default=0.15)
-    ap.add_argument("--bf16", action="store_true", help="bf16 autocast (default fp32)")
+    precision = ap.add_mutually_exclusive_group()
+    precision.add_argument("--bf16", action="store_true", help="bf16 autocast (default fp32)")
+    precision.add_argument("--fp16", action="store_true",
+                           help="fp16 autocast with a GradScaler (--device cuda)")
+    ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                    help="where the model, the batches and the peak GEMM run")
     ap.add_argument("--threads", type=int, default=0, help="0 = every CPU this process may use")
     ap.add_argument("--profile", metavar="TRACE",
                     help="record the timed steps with torch.profiler into this Chrome trace "
@@ -49,6 +60,10 @@ def parse_args(description, add_arguments=None):
         ap.error(f"--hidden {a.hidden} is not a multiple of --heads {a.heads}")
     if a.steps < 1 or a.batch < 1 or a.seq < 1 or not 0.0 < a.mlm_prob <= 1.0:
         ap.error("--steps, --batch and --seq must be positive, --mlm-prob in (0, 1]")
+    if a.device == "cuda" and not torch.cuda.is_available():
+        ap.error("--device cuda: this torch sees no CUDA device")
+    if a.fp16 and a.device != "cuda":
+        ap.error("--fp16 needs --device cuda (fp16 CPU products are a slow fallback)")
     torch.set_num_threads(a.threads or len(os.sched_getaffinity(0)))
     torch.manual_seed(0)
     return a
@@ -72,9 +87,40 @@ def synthetic_batch(a):
 
 
 def synthetic_batches(a, prepare=lambda ids, labels: (ids, labels)):
-    """An endless cycle over RING synthetic batches, each passed through prepare(ids, labels)
-    once up front (so the timed steps do not draw them)."""
-    return itertools.cycle([prepare(*synthetic_batch(a)) for _ in range(RING)])
+    """An endless cycle over RING synthetic batches, drawn on the CPU (the same ids whatever the
+    device), moved to a.device and passed through prepare(ids, labels) once up front (so the
+    timed steps do not draw or copy them)."""
+    return itertools.cycle([prepare(*(t.to(a.device) for t in synthetic_batch(a)))
+                            for _ in range(RING)])
+
+
+def autocast_dtype(a):
+    """The autocast dtype of the run, None for fp32."""
+    return torch.bfloat16 if a.bf16 else torch.float16 if a.fp16 else None
+
+
+class Amp:
+    """Mixed precision for a step on a.device: autocast() in the run's dtype, and update(loss,
+    optimizer, parameters), which runs backward, clips the gradients at 1.0 and steps. For fp16
+    a GradScaler scales the loss (fp16 gradients underflow) and unscales before the clipping;
+    for bf16 and fp32 the scaler is disabled, and a disabled one passes everything through."""
+
+    def __init__(self, a):
+        self.device, self.dtype = a.device, autocast_dtype(a)
+        self.scaler = torch.amp.GradScaler(a.device, enabled=a.fp16)
+
+    def autocast(self):
+        if self.dtype is None:
+            return contextlib.nullcontext()
+        return torch.autocast(self.device, dtype=self.dtype)
+
+    def update(self, loss, opt, parameters, max_norm=1.0):
+        self.scaler.scale(loss).backward()
+        self.scaler.unscale_(opt)
+        torch.nn.utils.clip_grad_norm_(parameters, max_norm)
+        self.scaler.step(opt)
+        self.scaler.update()
+        opt.zero_grad(set_to_none=True)
 
 
 def adamw_param_groups(model, weight_decay=0.01):
@@ -93,23 +139,21 @@ def adamw_param_groups(model, weight_decay=0.01):
             {"params": no_decay, "weight_decay": 0.0}]
 
 
-def trainer_step(model, batches, bf16):
-    """One step of a transformers model the way the Trainer takes it: the next of `batches` (labels included)
-    to the model, bf16 CPU autocast when asked, backward, clipping at 1.0, the Trainer's default
+def trainer_step(model, batches, a):
+    """One step of a transformers model the way the Trainer takes it: the model moved to
+    a.device, the next of `batches` (labels included) to the model, autocast as a asks (Amp;
+    fp16 with the Trainer's GradScaler), backward, clipping at 1.0, the Trainer's default
     optimizer for torch >= 2.8 ("adamw_torch_fused": AdamW at its defaults, no decay on biases
     and LayerNorm). Returns step(), which gives the loss as a float."""
-    model.train()
+    model.to(a.device).train()
     opt = torch.optim.AdamW(adamw_param_groups(model, 0.01), lr=1e-4, betas=(0.9, 0.999), eps=1e-8,
                             fused=True)
-    autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if bf16 else contextlib.nullcontext
+    amp = Amp(a)
 
     def step():
-        with autocast():
+        with amp.autocast():
             loss = model(**next(batches)).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        amp.update(loss, opt, model.parameters())
         return loss.item()
     return step
 
@@ -124,41 +168,59 @@ def timed(fn):
     return out, time.perf_counter() - t
 
 
-def time_steps(step, steps, warmup=1, profile=None):
+def synchronize(device):
+    """Waits for the device's queued kernels (CUDA runs them asynchronously), so a time taken
+    after it covers them."""
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize()
+
+
+def time_steps(step, steps, warmup=1, profile=None, device="cpu"):
     """Runs `warmup` untimed steps, then `steps` timed ones; step() returns the loss as a float.
-    With a `profile` path, the timed steps run under torch.profiler (CPU operators, shapes) and
-    its Chrome trace is saved there. Returns (seconds per timed step, last loss)."""
+    With a `profile` path, the timed steps run under torch.profiler (CPU operators, shapes; CUDA
+    kernels too on a GPU) and its Chrome trace is saved there. Returns (seconds per timed step,
+    last loss)."""
     for _ in range(warmup):
         step()
-    recording = (torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU],
-                                        record_shapes=True)
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if torch.device(device).type == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    recording = (torch.profiler.profile(activities=activities, record_shapes=True)
                  if profile else contextlib.nullcontext())
     with recording:
+        synchronize(device)
         t = time.perf_counter()
         for _ in range(steps):
             loss = step()
+        synchronize(device)
         elapsed = time.perf_counter() - t
     if profile:
         recording.export_chrome_trace(profile)
     return elapsed / steps, loss
 
 
-def peak_gflops(dtype, n=2048, reps=5):
-    """Best GFLOP/s of a few n^3 products in dtype on this process's threads. The first product
-    is a warm-up unless it is slow (over a second: a scalar fallback, such as bf16 without
-    AVX512-BF16, where one product can take a minute), then it is the only one."""
-    a, b = torch.randn(n, n).to(dtype), torch.randn(n, n).to(dtype)
-    t = time.perf_counter()
-    torch.mm(a, b)
-    first = time.perf_counter() - t
-    if first > 1.0:
-        return 2 * n ** 3 / first / 1e9
-    best = 0.0
-    for _ in range(reps):
+def peak_gflops(dtype, n=0, reps=5, device="cpu"):
+    """Best GFLOP/s of a few n^3 products in dtype on the device (the CPU: this process's
+    threads); n = 0 takes mlm-bench's size, 2048 on the CPU, 8192 on CUDA (a 2048^3 product is
+    too short to fill a large GPU). The first product is a warm-up unless it is slow on the CPU
+    (over a second: a scalar fallback, such as bf16 without AVX512-BF16, where one product can
+    take a minute), then it is the only one; on CUDA it is always a warm-up (it also pays
+    cuBLAS's start-up)."""
+    on_gpu = torch.device(device).type == "cuda"
+    n = n or (8192 if on_gpu else 2048)
+    a, b = (torch.randn(n, n, device=device).to(dtype) for _ in range(2))
+    synchronize(device)
+
+    def product_s():
         t = time.perf_counter()
         torch.mm(a, b)
-        best = max(best, 2 * n ** 3 / (time.perf_counter() - t) / 1e9)
-    return best
+        synchronize(device)
+        return time.perf_counter() - t
+
+    first = product_s()
+    if first > 1.0 and not on_gpu:
+        return 2 * n ** 3 / first / 1e9
+    return max(2 * n ** 3 / product_s() / 1e9 for _ in range(reps))
 
 
 def forward_flops_per_token(L, H, I, S, V, p, glu=False):
@@ -172,7 +234,10 @@ def report(peer, a, step_s, loss, params, head_fraction, glu=False, forward_flop
     forward_flops_per_token; forward_flops, the forward FLOPs per token, replaces that formula
     for a peer whose model it does not describe."""
     tokens_per_s = a.batch * a.seq / step_s
-    peak = peak_gflops(torch.bfloat16 if a.bf16 else torch.float32)
+    on_gpu = a.device == "cuda"
+    # Read before the peak GEMM's own operands are allocated.
+    peak_mem_mb = torch.cuda.max_memory_allocated() / 2 ** 20 if on_gpu else None
+    peak = peak_gflops(autocast_dtype(a) or torch.float32, device=a.device)
     if forward_flops is None:
         forward_flops = forward_flops_per_token(a.layers, a.hidden, a.intermediate, a.seq, a.vocab,
                                                 head_fraction, glu)
@@ -180,5 +245,8 @@ def report(peer, a, step_s, loss, params, head_fraction, glu=False, forward_flop
     out = {"peer": peer, "tokens_per_s": round(tokens_per_s, 1), "step_s": round(step_s, 4),
            "params": params, "loss": round(loss, 4), "peak_gflops": round(peak, 1),
            "mfu": round(tokens_per_s * flops / (peak * 1e9), 4)}
+    if on_gpu:  # only there, so the CPU line stays what scripts/bench_vs_pytorch.sh reads
+        out.update(device=a.device, precision="bf16" if a.bf16 else "fp16" if a.fp16 else "fp32",
+                   peak_mem_mb=round(peak_mem_mb, 1))
     out.update(extra)
     print(json.dumps(out), flush=True)

@@ -10,8 +10,9 @@ write with PyTorch 2.x, at the same model and work as mlm-bench:
   on the masked positions only (padded per row to the row with the most), keys and values on
   every position.
   torch.optim.AdamW(fused=True), lr 1e-4, weight decay 0.01 except biases and LayerNorm,
-  gradient clipping at 1.0, bf16 CPU autocast with --bf16, glibc malloc told to keep freed
-  memory (as mlm-bench does; --malloc-default leaves it alone).
+  gradient clipping at 1.0, autocast with --bf16 (or --fp16 and a GradScaler on --device
+  cuda), glibc malloc told to keep freed memory (as mlm-bench does; --malloc-default leaves it
+  alone).
   --compile: the loss computation (model + head + cross-entropy) under torch.compile; the
   first step compiles and is reported as compile_s, then one warm-up step, then the timed ones.
 
@@ -101,12 +102,12 @@ class BertMlm(nn.Module):
 class Loss(nn.Module):
     """The loss computation, autocast included: what --compile hands to torch.compile."""
 
-    def __init__(self, model, bf16):
+    def __init__(self, model, amp):
         super().__init__()
-        self.model, self.bf16 = model, bf16
+        self.model, self.amp = model, amp
 
     def forward(self, ids, positions, rows, targets):
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+        with self.amp.autocast():
             return self.model(ids, positions, rows, targets)
 
 
@@ -118,8 +119,9 @@ def select(labels):
     row = flat.div(S, rounding_mode="floor")
     counts = torch.bincount(row, minlength=B)
     width = max(1, int(counts.max()))
-    slot = torch.arange(flat.numel()) - (counts.cumsum(0) - counts).index_select(0, row)
-    positions = torch.zeros(B, width, dtype=torch.long)
+    starts = (counts.cumsum(0) - counts).index_select(0, row)
+    slot = torch.arange(flat.numel(), device=labels.device) - starts
+    positions = torch.zeros(B, width, dtype=torch.long, device=labels.device)
     positions[row, slot] = flat - row * S
     return positions, row * width + slot, labels.reshape(-1).index_select(0, flat)
 
@@ -145,10 +147,11 @@ def main():
     if not a.malloc_default:
         keep_freed_memory()
     model = BertMlm(a.vocab, a.hidden, a.layers, a.heads, a.intermediate, max(512, a.seq))
-    model.train()
+    model.to(a.device).train()
     opt = torch.optim.AdamW(common.adamw_param_groups(model, 0.01), lr=1e-4, fused=True)
     batches = common.synthetic_batches(a)
-    loss_fn = Loss(model, a.bf16)
+    amp = common.Amp(a)
+    loss_fn = Loss(model, amp)
     if a.compile:
         # Its C++ build of the kernels warns when a CUDA toolkit is installed but no GPU runtime.
         logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
@@ -159,17 +162,14 @@ def main():
         ids, labels = next(batches)
         positions, rows, targets = select(labels)  # data preparation, outside the compiled part
         loss = loss_fn(ids, positions, rows, targets)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        amp.update(loss, opt, params)
         return loss.item()
 
     extra_fields = {}
     if a.compile:
         _, compile_s = common.timed(step)  # compiles forward and backward
         extra_fields["compile_s"] = round(compile_s, 2)
-    step_s, loss = common.time_steps(step, a.steps, a.warmup, a.profile)
+    step_s, loss = common.time_steps(step, a.steps, a.warmup, a.profile, a.device)
     common.report("eager-compile" if a.compile else "eager", a, step_s, loss,
                   common.count_params(model), a.mlm_prob, **extra_fields)
 

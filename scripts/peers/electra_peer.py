@@ -10,8 +10,9 @@ do it (richarddwang/electra_pytorch, lucidrains/electra-pytorch), one step being
   The two models share one embeddings module (word, position and token-type embeddings and their
   LayerNorm; the generator's head is tied to the word embeddings), ElectraConfig's defaults
   otherwise (dropouts 0.1), SDPA attention, masking 85% [MASK] / 15% kept (ELECTRA's: no random
-  tokens), bf16 CPU autocast with --bf16, torch.optim.AdamW(fused=True) over both models, no
-  weight decay on biases and LayerNorm, gradient clipping at 1.0.
+  tokens), autocast with --bf16 (or --fp16 and a GradScaler on --device cuda),
+  torch.optim.AdamW(fused=True) over both models, no weight decay on biases and LayerNorm,
+  gradient clipping at 1.0.
 --hidden, --layers, --heads and --intermediate give the discriminator; the generator defaults to
 ELECTRA's (a quarter of the hidden size, as many layers, a head per 64 wide, intermediate 4x).
 
@@ -19,7 +20,6 @@ Prints one JSON line (scripts/peers/common.py). Run with the project venv, e.g. 
   .venv/bin/python scripts/peers/electra_peer.py --layers 12 --hidden 256 --heads 4 \\
       --intermediate 1024 --embedding 128 --gen-hidden 64 --batch 32
 """
-import contextlib
 import os
 import sys
 
@@ -82,23 +82,26 @@ def main():
     for model in (generator, discriminator):
         assert model.config._attn_implementation == "sdpa", model.config._attn_implementation
     # One module, so that shared tensors are counted, decayed and clipped once.
-    pair = torch.nn.ModuleDict({"generator": generator, "discriminator": discriminator}).train()
+    pair = torch.nn.ModuleDict({"generator": generator, "discriminator": discriminator})
+    pair.to(a.device).train()
     opt = torch.optim.AdamW(common.adamw_param_groups(pair, 0.01), lr=1e-4, fused=True)
 
     def prepare(ids, labels):  # the collator's work: [MASK] at 85% of the selected positions
         selected = labels.ne(-100)
-        masked = ids.masked_fill(selected & (torch.rand(ids.shape) < MASK_REPLACE_PROB), MASK_ID)
+        replace = torch.rand(ids.shape, device=ids.device) < MASK_REPLACE_PROB
+        masked = ids.masked_fill(selected & replace, MASK_ID)
         return masked, selected, ids[selected]
 
     batches = common.synthetic_batches(a, prepare)
-    padding = torch.ones(a.batch, a.seq, dtype=torch.long)  # no padding in the synthetic batches
+    # No padding in the synthetic batches.
+    padding = torch.ones(a.batch, a.seq, dtype=torch.long, device=a.device)
     tokens = padding.bool()
     types = torch.zeros_like(padding)
-    autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if a.bf16 else contextlib.nullcontext
+    amp = common.Amp(a)
 
     def step():
         masked, selected, targets = next(batches)
-        with autocast():
+        with amp.autocast():
             logits = generator(input_ids=masked, attention_mask=padding, token_type_ids=types).logits
             mlm_logits = logits[selected]
             with torch.no_grad():  # Gumbel-max: argmax(logits + Gumbel noise) samples the softmax
@@ -111,13 +114,10 @@ def main():
         mlm = F.cross_entropy(mlm_logits.float(), targets)
         rtd = F.binary_cross_entropy_with_logits(rtd_logits.float()[tokens], replaced[tokens].float())
         loss = mlm + a.rtd_weight * rtd
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(pair.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad(set_to_none=True)
+        amp.update(loss, opt, pair.parameters())
         return loss.item()
 
-    step_s, loss = common.time_steps(step, a.steps, a.warmup, a.profile)
+    step_s, loss = common.time_steps(step, a.steps, a.warmup, a.profile, a.device)
     common.report("electra", a, step_s, loss, common.count_params(pair), None,
                   forward_flops=forward_flops_per_token(a))
 

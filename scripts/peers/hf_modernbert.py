@@ -5,9 +5,9 @@ defaults otherwise (RoPE, GeGLU, pre-norm without biases, a global attention lay
 sliding-window attention of 128 in the others, dropouts 0), SDPA attention, the labels passed to
 the model (sparse_prediction off, its default: the head scores every position, the loss ignores
 label -100), the batch DataCollatorForLanguageModeling gives (no token types), masking
-probability 0.30 as ModernBERT trains unless --mlm-prob says otherwise, bf16 CPU autocast with
---bf16, the Trainer's default optimizer for torch >= 2.8 (AdamW, fused), no weight decay on
-biases and LayerNorm, gradient clipping at 1.0.
+probability 0.30 as ModernBERT trains unless --mlm-prob says otherwise, autocast with --bf16
+(or --fp16 and a GradScaler on --device cuda), the Trainer's default optimizer for torch >= 2.8
+(AdamW, fused), no weight decay on biases and LayerNorm, gradient clipping at 1.0.
 
 Prints one JSON line (scripts/peers/common.py). Run with the project venv, e.g. at the published
 modernbert-base shape:
@@ -44,8 +44,8 @@ def main():
     # without token types (ModernBERT's).
     batches = common.synthetic_batches(a, lambda ids, labels: {
         "input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": labels})
-    step_s, loss = common.time_steps(common.trainer_step(model, batches, a.bf16), a.steps, a.warmup,
-                                     a.profile)
+    step_s, loss = common.time_steps(common.trainer_step(model, batches, a), a.steps, a.warmup,
+                                     a.profile, a.device)
     common.report("hf", a, step_s, loss, common.count_params(model), 1.0, glu=True)
 
 
