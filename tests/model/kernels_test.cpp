@@ -261,6 +261,29 @@ TEST(AttentionWithDropout, EqualsTheComposition) {
   }
 }
 
+TEST(AttentionWithDropout, TrainingInBf16WithoutDropoutMaterialisesTheScoresAlike) {
+  // bf16 training without dropout takes the products and the fused softmax, not SDPA: values
+  // and gradients as the fp32 composition's, with a band-like bias as ModernBERT's local layers.
+  const int64_t B = 2, A = 3, R = 16, S = 40, D = 8;
+  const auto bias = torch::where(torch::rand({B, 1, R, S}).lt(0.3), torch::full({}, -1e30), torch::zeros({}));
+  const auto q = torch::randn({B, A, R, D}).to(torch::kBFloat16).requires_grad_();
+  const auto k = torch::randn({B, A, S, D}).to(torch::kBFloat16).requires_grad_();
+  const auto v = torch::randn({B, A, S, D}).to(torch::kBFloat16).requires_grad_();
+  const auto upstream = torch::randn({B, A, R, D});
+  const auto got = attention_with_dropout(q, k, v, bias, 0.0);
+  got.backward(upstream.to(torch::kBFloat16));
+
+  const auto q32 = q.detach().to(torch::kFloat32).requires_grad_();
+  const auto k32 = k.detach().to(torch::kFloat32).requires_grad_();
+  const auto v32 = v.detach().to(torch::kFloat32).requires_grad_();
+  const auto want = attention_reference(q32, k32, v32, bias, torch::ones({B, A, R, S}));
+  want.backward(upstream);
+  expect_tensor_near(got, want, 6e-2, "values");
+  expect_tensor_near(q.grad(), q32.grad(), 1.2e-1, "q gradient");
+  expect_tensor_near(k.grad(), k32.grad(), 1.2e-1, "k gradient");
+  expect_tensor_near(v.grad(), v32.grad(), 1.2e-1, "v gradient");
+}
+
 TEST(AttentionWithDropout, WithoutDropoutIsScaledDotProductAttention) {
   const auto q = torch::randn({2, 2, 6, 4}), k = torch::randn({2, 2, 6, 4}), v = torch::randn({2, 2, 6, 4});
   const auto bias = torch::randn({2, 1, 6, 6});

@@ -36,7 +36,8 @@ struct BiasRows {
 
 int64_t score_row_grain(int64_t keys) { return rows_per_task(keys, 8192); }
 
-/// P = softmax(scores * scale + bias) and Pd = P * keep / (1 - p), row by row.
+/// P = softmax(scores * scale + bias) and Pd = P * keep / (1 - p), row by row (p = 0: P alone,
+/// an empty keep, and dropped is probs).
 void softmax_dropout_rows(const torch::Tensor& scores, const BiasRows& bias, int64_t heads, float scale,
                           double p, uint64_t seed, torch::Tensor& probs, torch::Tensor& dropped,
                           torch::Tensor& keep) {
@@ -44,11 +45,11 @@ void softmax_dropout_rows(const torch::Tensor& scores, const BiasRows& bias, int
   const int64_t keys = scores.size(-1), rows = scores.numel() / keys, queries = scores.size(-2);
   const uint32_t threshold = drop_threshold(p);
   const float inverse_keep = static_cast<float>(1.0 / (1.0 - p));
-  uint8_t* kept = keep.data_ptr<uint8_t>();
+  uint8_t* kept = keep.numel() > 0 ? keep.data_ptr<uint8_t>() : nullptr;
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, scores.scalar_type(), "softmax_dropout", [&] {
     const scalar_t* in = scores.data_ptr<scalar_t>();
     scalar_t* out = probs.data_ptr<scalar_t>();
-    scalar_t* out_dropped = dropped.data_ptr<scalar_t>();
+    scalar_t* out_dropped = kept ? dropped.data_ptr<scalar_t>() : nullptr;
     at::parallel_for(0, rows, score_row_grain(keys), [&](int64_t begin, int64_t end) {
       std::vector<float> e(static_cast<size_t>(keys));
       for (int64_t row = begin; row < end; ++row) {
@@ -59,6 +60,7 @@ void softmax_dropout_rows(const torch::Tensor& scores, const BiasRows& bias, int
         const float norm = 1.0f / row_exp_sum(e.data(), keys, row_max(e.data(), keys));
         row_scale_add(e.data(), norm, nullptr, keys);
         store_row(e.data(), out + o, keys);
+        if (!kept) continue;  // no dropout: the probabilities are what the values are weighted by
         fill_keep_mask(kept + o, keys, static_cast<uint64_t>(o), seed, threshold);
         row_keep_scale(e.data(), kept + o, inverse_keep, keys);
         store_row(e.data(), out_dropped + o, keys);
@@ -74,7 +76,7 @@ torch::Tensor softmax_dropout_backward(const torch::Tensor& probs, const torch::
   const int64_t keys = probs.size(-1), rows = probs.numel() / keys;
   auto grad_scores = torch::empty_like(probs);
   const float inverse_keep = static_cast<float>(1.0 / (1.0 - p));
-  const uint8_t* kept = keep.data_ptr<uint8_t>();
+  const uint8_t* kept = keep.numel() > 0 ? keep.data_ptr<uint8_t>() : nullptr;
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, probs.scalar_type(), "softmax_dropout_backward", [&] {
     const scalar_t* prob = probs.data_ptr<scalar_t>();
     const scalar_t* dpd = grad_dropped.data_ptr<scalar_t>();
@@ -85,7 +87,7 @@ torch::Tensor softmax_dropout_backward(const torch::Tensor& probs, const torch::
         const int64_t o = row * keys;
         load_row(dpd + o, dp.data(), keys);
         load_row(prob + o, p32.data(), keys);
-        row_keep_scale(dp.data(), kept + o, inverse_keep, keys);
+        if (kept) row_keep_scale(dp.data(), kept + o, inverse_keep, keys);
         row_softmax_backward(p32.data(), dp.data(), row_dot(p32.data(), dp.data(), keys), scale, keys);
         store_row(dp.data(), ds + o, keys);
       }
@@ -99,12 +101,13 @@ struct DropoutAttention : torch::autograd::Function<DropoutAttention> {
                                const torch::Tensor& v, const torch::Tensor& bias, double p) {
     const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(q.size(-1))));
     const auto scores = at::matmul(q, k.transpose(-2, -1)).contiguous();  // [B,A,R,S]
+    const bool drop = p > 0.0;
     auto probs = torch::empty_like(scores);
-    auto dropped = torch::empty_like(scores);
-    auto keep = torch::empty(scores.sizes(), scores.options().dtype(torch::kUInt8));
+    auto dropped = drop ? torch::empty_like(scores) : probs;
+    auto keep = torch::empty(drop ? scores.sizes() : at::IntArrayRef{0}, scores.options().dtype(torch::kUInt8));
     const auto bias32 = bias.to(torch::kFloat32).contiguous();
-    softmax_dropout_rows(scores, BiasRows(bias32, q.size(2)), q.size(1), scale, p, next_mask_seed(), probs,
-                         dropped, keep);
+    softmax_dropout_rows(scores, BiasRows(bias32, q.size(2)), q.size(1), scale, p, drop ? next_mask_seed() : 0,
+                         probs, dropped, keep);
     ctx->save_for_backward({q, k, v, probs, dropped, keep});
     ctx->saved_data["p"] = p;
     ctx->saved_data["scale"] = static_cast<double>(scale);
@@ -127,11 +130,24 @@ struct DropoutAttention : torch::autograd::Function<DropoutAttention> {
   }
 };
 
+/// Without dropout, whether to materialise the scores anyway: in bf16 and fp16 the CPU's
+/// flash-attention backward runs its products at a small fraction of what oneDNN's batched
+/// products reach (measured in docs/PERFORMANCE.md), so training takes the products and the
+/// fused softmax while the [B,A,R,S] probabilities, kept for the backward, stay small.
+/// Inference (which saves nothing), long sequences and fp32 (whose products gain no matrix
+/// units, and which stays exactly SDPA's) keep SDPA.
+bool materialised_pays(const torch::Tensor& q, const torch::Tensor& k) {
+  constexpr int64_t kMaxScores = int64_t{1} << 26;  // 128 MiB of bf16 probabilities per layer
+  const bool reduced = q.scalar_type() == torch::kBFloat16 || q.scalar_type() == torch::kHalf;
+  const bool training = torch::GradMode::is_enabled() && (q.requires_grad() || k.requires_grad());
+  return reduced && training && q.size(0) * q.size(1) * q.size(2) * k.size(2) <= kMaxScores;
+}
+
 }  // namespace
 
 torch::Tensor attention_with_dropout(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                      const torch::Tensor& bias, double p) {
-  if (p == 0.0 || !q.device().is_cpu()) {
+  if (!q.device().is_cpu() || (p == 0.0 && !materialised_pays(q, k))) {
     std::optional<torch::Tensor> mask;
     if (bias.defined()) mask = bias.to(q.scalar_type());
     return at::scaled_dot_product_attention(q, k, v, mask, p, /*is_causal=*/false);

@@ -1,6 +1,7 @@
 #include "row_math.h"
 
 #include "fast_exp.h"
+#include "fast_gelu.h"
 
 #include <cstring>
 
@@ -167,6 +168,31 @@ MLM_ROW_CLONES float row_norm_backward_sums(const float* s, float mean, float in
 MLM_ROW_CLONES void row_norm_backward_out(const float* g, const float* xhat, float inv, float mean_g, float mean_gx,
                                           float* ds, int64_t n) {
   for (int64_t j = 0; j < n; ++j) ds[j] = inv * (g[j] - mean_g - xhat[j] * mean_gx);
+}
+
+MLM_ROW_CLONES void row_gated_gelu(const float* input, const float* gate, float* out, int64_t n, bool tanh_form) {
+  // One loop per form: a loop that picks the form per element does not vectorise.
+  if (tanh_form) {
+    for (int64_t j = 0; j < n; ++j) out[j] = fast_gelu_tanh(input[j]) * gate[j];
+  } else {
+    for (int64_t j = 0; j < n; ++j) out[j] = fast_gelu_erf(input[j]) * gate[j];
+  }
+}
+
+MLM_ROW_CLONES void row_gated_gelu_backward(const float* input, const float* gate, const float* dy, float* d_input,
+                                            float* d_gate, int64_t n, bool tanh_form) {
+  float value;
+  if (tanh_form) {
+    for (int64_t j = 0; j < n; ++j) {
+      d_input[j] = dy[j] * gate[j] * fast_gelu_tanh_slope(input[j], &value);
+      d_gate[j] = dy[j] * value;
+    }
+  } else {
+    for (int64_t j = 0; j < n; ++j) {
+      d_input[j] = dy[j] * gate[j] * fast_gelu_erf_slope(input[j], &value);
+      d_gate[j] = dy[j] * value;
+    }
+  }
 }
 
 MLM_ROW_CLONES void row_softmax_backward(const float* p, float* d, float dot, float scale, int64_t n) {

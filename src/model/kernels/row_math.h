@@ -2,6 +2,9 @@
 // Reductions and maps over one float row, the inner loops of the fused kernels: compiled for
 // AVX-512, AVX2 and the baseline and picked at load time, with several partial sums so that
 // the compiler may vectorise the reductions (a single running float sum it may not reorder).
+// row_math.cpp is compiled with -fno-trapping-math (CMakeLists.txt): below AVX-512 GCC turns
+// the selects inside exp and erf into vector blends only if no operation may trap; the values
+// are the same.
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
@@ -81,6 +84,13 @@ float row_norm_backward_sums(const float* s, float mean, float inv, const float*
 /// Second half: ds[j] = inv * (g[j] - mean_g - xhat[j] * mean_gx).
 void row_norm_backward_out(const float* g, const float* xhat, float inv, float mean_g, float mean_gx, float* ds,
                            int64_t n);
+
+/// out[j] = gelu(input[j]) * gate[j] (tanh_form: GELU's tanh approximation, else erf's).
+void row_gated_gelu(const float* input, const float* gate, float* out, int64_t n, bool tanh_form);
+
+/// Its backward: d_input[j] = dy[j] * gate[j] * gelu'(input[j]), d_gate[j] = dy[j] * gelu(input[j]).
+void row_gated_gelu_backward(const float* input, const float* gate, const float* dy, float* d_input, float* d_gate,
+                             int64_t n, bool tanh_form);
 
 /// The softmax backward of a row: d[j] = scale * p[j] * (d[j] - dot).
 void row_softmax_backward(const float* p, float* d, float dot, float scale, int64_t n);

@@ -1,6 +1,7 @@
 #include "mlm/model/modernbert/modernbert_layer.h"
 
 #include "mlm/model/kernels/dropout.h"
+#include "mlm/model/kernels/geglu.h"
 
 namespace mlm::model {
 
@@ -45,8 +46,8 @@ torch::Tensor ModernBertLayerImpl::forward(const torch::Tensor& x, const torch::
 }
 
 torch::Tensor ModernBertLayerImpl::feed_forward(const torch::Tensor& h) {
-  const auto parts = linear(Wi, mlp_norm(h)).chunk(2, -1);  // input, gate
-  const auto gated = kernels::dropout(activation(parts[0], act_) * parts[1], mlp_dropout_, is_training());
+  const auto gated =
+      kernels::dropout(kernels::gated_activation(linear(Wi, mlp_norm(h)), act_), mlp_dropout_, is_training());
   return h + linear(mlp_Wo, gated);
 }
 

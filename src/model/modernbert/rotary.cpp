@@ -1,5 +1,7 @@
 #include "mlm/model/modernbert/rotary.h"
 
+#include "mlm/model/kernels/rotary_embedding.h"
+
 namespace mlm::model {
 
 RotaryTable RotaryTable::build(int64_t seq, int64_t head_dim, double theta, const torch::Device& device) {
@@ -18,13 +20,7 @@ RotaryTable RotaryTable::at(const torch::Tensor& positions) const {
 }
 
 torch::Tensor apply_rotary(const torch::Tensor& x, const RotaryTable& table) {
-  // [S,D] broadcasts over [B,A,S,D]; a per-row [B,S,D] table needs the head axis.
-  const auto cos = table.cos.dim() == 3 ? table.cos.unsqueeze(1) : table.cos;
-  const auto sin = table.sin.dim() == 3 ? table.sin.unsqueeze(1) : table.sin;
-  const auto x32 = x.to(torch::kFloat32);
-  const int64_t half = x32.size(-1) / 2;
-  const auto rotated = torch::cat({-x32.narrow(-1, half, half), x32.narrow(-1, 0, half)}, -1);
-  return (x32 * cos + rotated * sin).to(x.scalar_type());
+  return kernels::rotate_by_table(x, table.cos, table.sin);
 }
 
 }  // namespace mlm::model

@@ -7,7 +7,9 @@
 //                                                                    a Philox mask per row
 //   out = Pd v
 // and a backward of two products, one fused kernel (dropout and softmax backward) and two
-// products. Elsewhere, or without dropout: scaled_dot_product_attention.
+// products. Without dropout the same path trains while the [B,A,R,S] probabilities are small
+// (the CPU's flash-attention backward is slower than these products); elsewhere, in
+// inference and for long sequences: scaled_dot_product_attention.
 #include <torch/torch.h>
 
 namespace mlm::model::kernels {

@@ -16,7 +16,8 @@ struct RotaryTable {
   RotaryTable at(const torch::Tensor& positions) const;
 };
 
-/// x [B,A,S,D] rotated by the table ([S,D] or [B,S,D]): x cos + rotate_half(x) sin in fp32.
+/// x [B,A,S,D] rotated by the table ([S,D] or [B,S,D]): x cos + rotate_half(x) sin in fp32
+/// (kernels::rotate_by_table: one pass each way on the CPU), contiguous, in x's dtype.
 torch::Tensor apply_rotary(const torch::Tensor& x, const RotaryTable& table);
 
 }  // namespace mlm::model
