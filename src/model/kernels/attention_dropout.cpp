@@ -133,11 +133,13 @@ struct DropoutAttention : torch::autograd::Function<DropoutAttention> {
 /// Without dropout, whether to materialise the scores anyway: in bf16 and fp16 the CPU's
 /// flash-attention backward runs its products at a small fraction of what oneDNN's batched
 /// products reach (measured in docs/PERFORMANCE.md), so training takes the products and the
-/// fused softmax while the [B,A,R,S] probabilities, kept for the backward, stay small.
+/// fused softmax while the [B,A,R,S] probabilities, kept for the backward, stay small (at 2^26
+/// elements ModernBERT's global layers at 2 x 1024 took the path, and the forward lost more
+/// than the backward won).
 /// Inference (which saves nothing), long sequences and fp32 (whose products gain no matrix
 /// units, and which stays exactly SDPA's) keep SDPA.
 bool materialised_pays(const torch::Tensor& q, const torch::Tensor& k) {
-  constexpr int64_t kMaxScores = int64_t{1} << 26;  // 128 MiB of bf16 probabilities per layer
+  constexpr int64_t kMaxScores = int64_t{1} << 23;  // 16 MiB of bf16 probabilities per layer
   const bool reduced = q.scalar_type() == torch::kBFloat16 || q.scalar_type() == torch::kHalf;
   const bool training = torch::GradMode::is_enabled() && (q.requires_grad() || k.requires_grad());
   return reduced && training && q.size(0) * q.size(1) * q.size(2) * k.size(2) <= kMaxScores;
