@@ -49,9 +49,9 @@
 # device cpu, fp32, the project's .venv/bin/python; the ctest phases run the first 2 tests of
 # their label whose executables are built (skipped, saying so, when none are), the 2-rank run
 # uses Gloo on the CPU, the bench runs one tiny shape per model (BERT 2 x 64 at 4 x 32,
-# ModernBERT 3 x 64 at 2 x 64, vocab 1000) on one thread, 1 warm-up + 2 timed steps. The phases
-# are the same functions, fed other settings. A few minutes; exit 0 when everything that ran
-# passed.
+# ModernBERT 3 x 64 at 2 x 64, vocab 1000) on one thread, 1 warm-up + 2 timed steps, the shared
+# peak from 1 sample per product. The phases are the same functions, fed other settings. A few
+# minutes; exit 0 when everything that ran passed.
 #
 # The report: each phase's status and seconds, then the bench table, as markdown in
 # gpu_check_report.md, and everything printed in gpu_check.log, both in $OUT when it is set
@@ -178,6 +178,7 @@ if ((dry_run)); then
   device=cpu precision=fp32 dist_backend=gloo
   ctest_max=2                # the first tests of each label, of those whose executables exist
   bench_warmup=1 bench_steps=2
+  bench_peak_repeats=1       # the shared peak's samples per product: the plumbing, not the figure
   # One thread: on the shared dev machine's busy cores, a spinning team of two OpenMP threads
   # made a tiny step take 2 s instead of 0.03 s.
   bench_threads=1
@@ -193,6 +194,7 @@ else
   device=cuda precision=bf16 dist_backend=nccl
   ctest_max=0                # every test of the label
   bench_warmup=3 bench_steps=20
+  bench_peak_repeats=5
   bench_threads=$(nproc)
   bert_shape="12 768 12 3072 30522"
   modernbert_shape="22 768 12 1152 50368"
@@ -252,7 +254,7 @@ write_report() {  # write_report EXIT-STATUS
       cat "$bench_rows"
       echo
       echo "MFU: each side's model FLOPs per second over one peak shared by every side of a shape," \
-        "measured once by mlm-bench --peak-only in the run's dtype (warmed up, best of 5): the" \
+        "measured once by mlm-bench --peak-only in the run's dtype (warmed up, best of $bench_peak_repeats): the" \
         "square products' rate (MFU) and the step's own products' FLOP-weighted rate (MFU, model" \
         "shapes). A side whose JSON says peak_source in-process measured its own. Peak memory: mlm-bench reports only" \
         "its process's peak host RSS (no GPU memory); the peers' is" \
@@ -548,11 +550,11 @@ bench_case() {  # bench_case ARCH BATCH SEQ: mlm-bench, then each peer, at ARCH'
   [[ $precision == bf16 ]] && flags+=(--bf16)
   # One peak for every side: measured once at this shape; without it each side measures its own.
   local peak peak_square="" peak_model=""
-  peak=$(MLM_LOG_LEVEL=warn "$build/mlm-bench" "${bench_args[@]}" --peak-only) &&
+  peak=$(MLM_LOG_LEVEL=warn "$build/mlm-bench" "${bench_args[@]}" --peak-only --peak-repeats "$bench_peak_repeats") &&
     read -r peak_square peak_model < <("$python" -c \
       'import json, sys; j = json.loads(sys.argv[1]); print(j["square_gflops"], j["model_gflops"])' "$peak")
   if [[ -n $peak_square ]]; then
-    echo "   shared peak: square ${peak_square} GFLOP/s, model shapes ${peak_model} GFLOP/s"
+    printf '   shared peak: square %.1f GFLOP/s, model shapes %.1f GFLOP/s\n' "$peak_square" "$peak_model"
     bench_args+=(--peak-gflops "$peak_square")
     flags+=(--peak-gflops "$peak_square")
   else
@@ -595,7 +597,7 @@ echo "python: $python ($("$python" -c 'import importlib.metadata as m; print("to
 
 # The phases run under timeout in a child bash: it sees these functions and variables.
 export root gpu_dir debs sysroot build runs_dir python device precision dist_backend ctest_max \
-  bench_warmup bench_steps bench_threads bert_shape modernbert_shape bench_rows skip_note SKIPPED
+  bench_warmup bench_steps bench_peak_repeats bench_threads bert_shape modernbert_shape bench_rows skip_note SKIPPED
 export -f unpack_deb unpack configure info run_ctest dist_run bench_row bench_case bench
 if ((dry_run)); then
   for exe in mlm-train mlm-bench mlm-tokenizer; do

@@ -134,8 +134,10 @@ TEST(BenchCli, GivenPeakIsTheMfuDenominator) {
 // vocabulary of 1000 padded to 1024 rows; two layers each.
 TEST(BenchCli, PeakOnlyJsonReportsSquareAndModelShapes) {
   TempDir dir;
+  // One thread: two spinning OpenMP threads on busy shared cores made small products crawl.
   const auto run = mlm_bench(dir, with_shape({"--config", tiny_config(), "--peak-only", "--json",
-                                              "--peak-repeats", "1", "--set", "model.vocab_size=1000"}));
+                                              "--peak-repeats", "1", "--set", "model.vocab_size=1000",
+                                              "--set", "train.threads=1"}));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   ASSERT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 1) << run.out;
   const auto j = nlohmann::json::parse(run.out);
@@ -146,6 +148,7 @@ TEST(BenchCli, PeakOnlyJsonReportsSquareAndModelShapes) {
   EXPECT_EQ(j["precision"], "fp32");
   EXPECT_EQ(j["device"], "cpu");
   EXPECT_EQ(j["repeats"], 1);
+  EXPECT_EQ(j["threads"], 1);
   EXPECT_EQ(j["vocab"], 1000);
   EXPECT_EQ(j["vocab_rows"], 1024);
   EXPECT_NEAR(j["train_flops_per_token"].get<double>(), pinned_train_flops_per_token(),
@@ -191,7 +194,7 @@ TEST(BenchCli, PeakOnlyJsonReportsSquareAndModelShapes) {
 TEST(BenchCli, PeakOnlyTextIsATable) {
   TempDir dir;
   const auto run = mlm_bench(dir, with_shape({"--config", tiny_config(), "--peak-only", "--peak-repeats", "1",
-                                              "--set", "model.vocab_size=1000"}));
+                                              "--set", "model.vocab_size=1000", "--set", "train.threads=1"}));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   for (const char* text : {"square 2048^3:", "GFLOP/s", "qkv", "ffn_in", "decoder", "FLOP-weighted"}) {
     EXPECT_NE(run.out.find(text), std::string::npos) << text << " missing in\n" << run.out;
