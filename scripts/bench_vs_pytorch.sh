@@ -12,7 +12,10 @@
 #                  the community scripts train them (Gumbel sampling, mlm + 50 rtd, shared
 #                  embeddings, SDPA, fused AdamW)                    scripts/peers/electra_peer.py
 # Prints every round's figures and, per shape, the median ratio of mlm-bench's tokens/s to each
-# peer's and to the faster of eager and eager-compile in each round.
+# peer's and to the faster of eager and eager-compile in each round. One peak for every side:
+# at the start of each shape, mlm-bench --peak-only measures it once (same precision and thread
+# count: a 2048^3 square and the step's own products, FLOP-weighted); the square rate is passed
+# to mlm-bench and every peer (--peak-gflops), and each row shows MFU against both.
 #
 #   scripts/bench_vs_pytorch.sh [mini|base|modernbert|electra-small|electra-base|electra|all]
 #                               [--fp32|--bf16] [--pipeline]
@@ -139,15 +142,19 @@ electra_args() {
   esac
 }
 
-# One round's lines: round_report ROUND LABEL JSON [LABEL JSON]... (the first is mlm-bench).
+# One round's lines: round_report ROUND LABEL JSON [LABEL JSON]... (the first is mlm-bench);
+# $PEAK_MODEL, the shared model-shape peak: MFU against it beside the one against the square.
 read -r -d '' round_report <<'PY' || true
-import json, sys
+import json, os, sys
 r, rest = sys.argv[1], sys.argv[2:]
 sides = [(rest[i], json.loads(rest[i + 1])) for i in range(0, len(rest), 2)]
 ours = sides[0][1]["tokens_per_s"]
+peak_model = float(os.environ["PEAK_MODEL"])
 print(f"round {r}:")
 for label, j in sides:
-    line = f"  {label:<16} {j['tokens_per_s']:9.1f} tok/s  mfu {j['mfu']:.3f}"
+    model_gflops = j.get("model_gflops_per_s", j["mfu"] * j["peak_gflops"])
+    line = (f"  {label:<16} {j['tokens_per_s']:9.1f} tok/s  mfu {j['mfu']:.3f} square"
+            f" {model_gflops / peak_model:.3f} model-shape")
     if "forward_s" in j:
         line += (f"  (data {j['data_s']:.4f}s fwd {j['forward_s']:.3f}s bwd {j['backward_s']:.3f}s"
                  f" opt {j['optimizer_s']:.3f}s)")
@@ -221,6 +228,13 @@ run_shape() {
     --vocab "$vocab" --batch "$batch" --seq "$seq" --steps "$n" --warmup "$warmup" --mlm-prob "$mlm_prob"
     --threads "$threads")
   [[ "$precision" == bf16 ]] && shape+=(--bf16)
+  # The shared peak: measured once here, every side's MFU divides by its square rate.
+  local peak peak_square peak_model
+  peak="$(MLM_LOG_LEVEL=warn "${ours[@]}" --peak-only)"
+  read -r peak_square peak_model < <("$python" -c \
+    'import json, sys; j = json.loads(sys.argv[1]); print(j["square_gflops"], j["model_gflops"])' "$peak")
+  ours+=(--peak-gflops "$peak_square")
+  shape+=(--peak-gflops "$peak_square")
   # Sides: labels and commands (one array per side, named cmd_<index>); side 0 is "ours".
   local labels cmd_0 cmd_1 cmd_2 cmd_3
   if ((pipeline)); then  # "ours" is the real pipeline, the reference is synthetic ids
@@ -247,6 +261,8 @@ run_shape() {
   echo "== $name: L=$layers H=$hidden A=$heads I=$inter V=$our_vocab B=$batch S=$seq p=$mlm_prob$about" \
        "$precision, $threads threads, $warmup warm-up + $n timed steps, $rounds rounds" \
        "(load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  printf '   peak (shared, mlm-bench --peak-only, %s, %s threads): square %.1f GFLOP/s, model shapes %.1f GFLOP/s\n' \
+    "$precision" "$threads" "$peak_square" "$peak_model"
   local records=()
   for ((r = 1; r <= rounds; r++)); do
     # Rotate who goes first, so a drift in the machine's load hits every side alike.
@@ -262,9 +278,11 @@ run_shape() {
       args+=("${labels[i]}" "${results[i]}")
       records+=("$r" "${labels[i]}" "${results[i]}")
     done
-    "$python" -c "$round_report" "$r" "${args[@]}"
+    PEAK_MODEL="$peak_model" "$python" -c "$round_report" "$r" "${args[@]}"
   done
   "$python" -c "$summary" "$name" "$precision" "${records[@]}"
+  printf '%s %s: MFU against the shared peak: square %.1f GFLOP/s, model shapes %.1f GFLOP/s\n' \
+    "$name" "$precision" "$peak_square" "$peak_model"
 }
 
 case "$which_shapes" in

@@ -33,9 +33,11 @@
 #                  (scripts/peers/eager_bert.py), all with --device cuda --bf16, 3 warm-up + 20
 #                  timed steps: BERT-base (12 x 768, I 3072, vocab 30522, sparse head, p 0.15)
 #                  at batch 32 x seq 128 and 16 x 512; ModernBERT-base (configs/modernbert-base.yaml:
-#                  22 x 768, GeGLU I 1152, vocab 50368, p 0.3) at 32 x 128 and 8 x 1024. Each
-#                  side's tokens/s, MFU against the peak it measured in its own process (8192^3
-#                  products), the ratio ours / side, and peak memory: the peers' GPU memory
+#                  22 x 768, GeGLU I 1152, vocab 50368, p 0.3) at 32 x 128 and 8 x 1024. First,
+#                  per shape, one shared peak: mlm-bench --peak-only (8192^3 products and the
+#                  step's own, FLOP-weighted), its square rate passed to every side
+#                  (--peak-gflops). Each side's tokens/s, MFU against the shared square and
+#                  model-shape peaks, the ratio ours / side, and peak memory: the peers' GPU memory
 #                  (torch.cuda.max_memory_allocated); mlm-bench reports only its host RSS. At
 #                  the ModernBERT shapes the eager peer is a post-LN BERT of that size (there is
 #                  no hand-written ModernBERT peer): its MFU compares, its tokens/s does not.
@@ -47,9 +49,9 @@
 # device cpu, fp32, the project's .venv/bin/python; the ctest phases run the first 2 tests of
 # their label whose executables are built (skipped, saying so, when none are), the 2-rank run
 # uses Gloo on the CPU, the bench runs one tiny shape per model (BERT 2 x 64 at 4 x 32,
-# ModernBERT 3 x 64 at 2 x 64, vocab 1000) on one thread, 1 warm-up + 2 timed steps. The phases
-# are the same functions, fed other settings. A few minutes; exit 0 when everything that ran
-# passed.
+# ModernBERT 3 x 64 at 2 x 64, vocab 1000) on one thread, 1 warm-up + 2 timed steps, the shared
+# peak from 1 sample per product. The phases are the same functions, fed other settings. A few
+# minutes; exit 0 when everything that ran passed.
 #
 # The report: each phase's status and seconds, then the bench table, as markdown in
 # gpu_check_report.md, and everything printed in gpu_check.log, both in $OUT when it is set
@@ -176,6 +178,7 @@ if ((dry_run)); then
   device=cpu precision=fp32 dist_backend=gloo
   ctest_max=2                # the first tests of each label, of those whose executables exist
   bench_warmup=1 bench_steps=2
+  bench_peak_repeats=1       # the shared peak's samples per product: the plumbing, not the figure
   # One thread: on the shared dev machine's busy cores, a spinning team of two OpenMP threads
   # made a tiny step take 2 s instead of 0.03 s.
   bench_threads=1
@@ -191,6 +194,7 @@ else
   device=cuda precision=bf16 dist_backend=nccl
   ctest_max=0                # every test of the label
   bench_warmup=3 bench_steps=20
+  bench_peak_repeats=5
   bench_threads=$(nproc)
   bert_shape="12 768 12 3072 30522"
   modernbert_shape="22 768 12 1152 50368"
@@ -209,7 +213,8 @@ tee_pid=$!
 
 start_s=$SECONDS
 budget=${GPU_CHECK_BUDGET_S:-480}
-# 12 processes at 4 shapes, each ~10 s on an H200 (the peers' imports and CUDA start-up).
+# 16 processes at 4 shapes (the shared peak, mlm-bench, two peers), each ~10 s on an H200
+# (the peers' imports and CUDA start-up).
 bench_min=${GPU_CHECK_BENCH_MIN_S:-120}
 failed=0
 report_rows=()
@@ -244,12 +249,14 @@ write_report() {  # write_report EXIT-STATUS
       echo
       echo "## bench: $device, $precision, $bench_warmup warm-up + $bench_steps timed steps"
       echo
-      echo "| model, batch x seq | side | tokens/s | MFU | peak TFLOP/s | ours / side | peak memory |"
-      echo "| --- | --- | ---: | ---: | ---: | ---: | --- |"
+      echo "| model, batch x seq | side | tokens/s | MFU | MFU, model shapes | peak TFLOP/s (square / model shapes) | ours / side | peak memory |"
+      echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"
       cat "$bench_rows"
       echo
-      echo "MFU: each side's model FLOPs per second over the peak it measured in its own process" \
-        "(the best of a few square products in its dtype). Peak memory: mlm-bench reports only" \
+      echo "MFU: each side's model FLOPs per second over one peak shared by every side of a shape," \
+        "measured once by mlm-bench --peak-only in the run's dtype (warmed up, best of $bench_peak_repeats): the" \
+        "square products' rate (MFU) and the step's own products' FLOP-weighted rate (MFU, model" \
+        "shapes). A side whose JSON says peak_source in-process measured its own. Peak memory: mlm-bench reports only" \
         "its process's peak host RSS (no GPU memory); the peers' is" \
         "torch.cuda.max_memory_allocated on a GPU, none on the CPU. At the ModernBERT shapes" \
         "\"eager (BERT)\" is scripts/peers/eager_bert.py's post-LN BERT at that size (no" \
@@ -470,7 +477,7 @@ dist_run() {  # two ranks of mlm-train on configs/tiny.yaml with $dist_backend o
 # (the side failed) is a FAILED row and exit status 1.
 bench_row() {
   "$python" - "$@" "$bench_rows" <<'PY'
-import json, sys
+import json, os, sys
 *args, rows = sys.argv[1:]
 label, side, text = args[:3]
 ours_text = args[3] if len(args) > 3 else ""
@@ -479,8 +486,13 @@ try:
 except ValueError:
     print(f"   {side:<13} FAILED")
     with open(rows, "a") as f:
-        f.write(f"| {label} | {side} | FAILED | | | | |\n")
+        f.write(f"| {label} | {side} | FAILED | | | | | |\n")
     sys.exit(1)
+# The shared model-shape peak ($PEAK_MODEL, GFLOP/s; empty when its measurement failed).
+peak_model = float(os.environ.get("PEAK_MODEL") or 0)
+model_gflops = r.get("model_gflops_per_s", r["mfu"] * r["peak_gflops"])
+mfu_model = f"{model_gflops / peak_model:.3f}" if peak_model > 0 else "-"
+peaks = f"{r['peak_gflops'] / 1e3:.3g} / " + (f"{peak_model / 1e3:.3g}" if peak_model > 0 else "-")
 ratio = ""
 if ours_text:
     try:
@@ -494,7 +506,8 @@ elif "peak_mem_mb" in r:
 else:
     memory = "-"
 line = (f"   {side:<13} {r['tokens_per_s']:10.0f} tokens/s  MFU {r['mfu']:.3f} of "
-        f"{r['peak_gflops'] / 1e3:.3g} TFLOP/s  {memory}")
+        f"{r['peak_gflops'] / 1e3:.3g} TFLOP/s ({r.get('peak_source', '?')}), {mfu_model} of the "
+        f"model shapes'  {memory}")
 if "forward_s" in r:
     line += (f"  ({r['step_s'] * 1e3:.1f} ms/step: fwd {r['forward_s'] * 1e3:.1f}"
              f" bwd {r['backward_s'] * 1e3:.1f} opt {r['optimizer_s'] * 1e3:.1f} ms)")
@@ -502,8 +515,8 @@ if ratio:
     line += f"  ours / {side} {ratio}"
 print(line)
 with open(rows, "a") as f:
-    f.write(f"| {label} | {side} | {r['tokens_per_s']:.0f} | {r['mfu']:.3f} | "
-            f"{r['peak_gflops'] / 1e3:.3g} | {ratio or '-'} | {memory} |\n")
+    f.write(f"| {label} | {side} | {r['tokens_per_s']:.0f} | {r['mfu']:.3f} | {mfu_model} | "
+            f"{peaks} | {ratio or '-'} | {memory} |\n")
 PY
 }
 
@@ -525,28 +538,41 @@ bench_case() {  # bench_case ARCH BATCH SEQ: mlm-bench, then each peer, at ARCH'
   esac
   local label="$arch ${layers}x$hidden, $batch x $seq" rc=0 ours
   echo "-- $label (I $inter, vocab $vocab, p $mlm_prob)"
-  ours=$(MLM_LOG_LEVEL=warn "$build/mlm-bench" --config "$root/$config" --json \
-    --steps "$bench_steps" --warmup "$bench_warmup" \
-    --set model.num_hidden_layers="$layers" model.hidden_size="$hidden" \
-    model.num_attention_heads="$heads" model.intermediate_size="$inter" model.vocab_size="$vocab" \
-    "${ours_set[@]}" train.micro_batch_size="$batch" data.seq_len="$seq" \
-    masking.mlm_probability="$mlm_prob" train.precision="$precision" train.threads="$bench_threads" \
-    train.device="$device") || rc=1
-  echo "   mlm-bench: $ours"
-  bench_row "$label" mlm-bench "$ours" || rc=1
+  local bench_args=(--config "$root/$config" --json --steps "$bench_steps" --warmup "$bench_warmup"
+    --set model.num_hidden_layers="$layers" model.hidden_size="$hidden"
+    model.num_attention_heads="$heads" model.intermediate_size="$inter" model.vocab_size="$vocab"
+    "${ours_set[@]}" train.micro_batch_size="$batch" data.seq_len="$seq"
+    masking.mlm_probability="$mlm_prob" train.precision="$precision" train.threads="$bench_threads"
+    train.device="$device")
   local flags=(--layers "$layers" --hidden "$hidden" --heads "$heads" --intermediate "$inter"
     --vocab "$vocab" --batch "$batch" --seq "$seq" --steps "$bench_steps" --warmup "$bench_warmup"
     --mlm-prob "$mlm_prob" --threads "$bench_threads" --device "$device")
   [[ $precision == bf16 ]] && flags+=(--bf16)
+  # One peak for every side: measured once at this shape; without it each side measures its own.
+  local peak peak_square="" peak_model=""
+  peak=$(MLM_LOG_LEVEL=warn "$build/mlm-bench" "${bench_args[@]}" --peak-only --peak-repeats "$bench_peak_repeats") &&
+    read -r peak_square peak_model < <("$python" -c \
+      'import json, sys; j = json.loads(sys.argv[1]); print(j["square_gflops"], j["model_gflops"])' "$peak")
+  if [[ -n $peak_square ]]; then
+    printf '   shared peak: square %.1f GFLOP/s, model shapes %.1f GFLOP/s\n' "$peak_square" "$peak_model"
+    bench_args+=(--peak-gflops "$peak_square")
+    flags+=(--peak-gflops "$peak_square")
+  else
+    echo "   shared peak: FAILED ($peak); each side measures its own"
+    rc=1
+  fi
+  ours=$(MLM_LOG_LEVEL=warn "$build/mlm-bench" "${bench_args[@]}") || rc=1
+  echo "   mlm-bench: $ours"
+  PEAK_MODEL=$peak_model bench_row "$label" mlm-bench "$ours" || rc=1
   local peer json
   for peer in "${peers[@]}"; do
     json=$("$python" "$root/scripts/peers/${peer#*:}.py" "${flags[@]}") || rc=1
     echo "   ${peer%%:*}: $json"
     # No ratio to a peer that trains another model.
     if [[ ${peer%%:*} == *"("* ]]; then
-      bench_row "$label" "${peer%%:*}" "$json" || rc=1
+      PEAK_MODEL=$peak_model bench_row "$label" "${peer%%:*}" "$json" || rc=1
     else
-      bench_row "$label" "${peer%%:*}" "$json" "$ours" || rc=1
+      PEAK_MODEL=$peak_model bench_row "$label" "${peer%%:*}" "$json" "$ours" || rc=1
     fi
   done
   return "$rc"
@@ -571,7 +597,7 @@ echo "python: $python ($("$python" -c 'import importlib.metadata as m; print("to
 
 # The phases run under timeout in a child bash: it sees these functions and variables.
 export root gpu_dir debs sysroot build runs_dir python device precision dist_backend ctest_max \
-  bench_warmup bench_steps bench_threads bert_shape modernbert_shape bench_rows skip_note SKIPPED
+  bench_warmup bench_steps bench_peak_repeats bench_threads bert_shape modernbert_shape bench_rows skip_note SKIPPED
 export -f unpack_deb unpack configure info run_ctest dist_run bench_row bench_case bench
 if ((dry_run)); then
   for exe in mlm-train mlm-bench mlm-tokenizer; do

@@ -3,16 +3,19 @@ hf_modernbert.py, electra_peer.py): command line, synthetic batch, AdamW paramet
 transformers Trainer's step, timing loop, peak GEMM rate, FLOP count and the one JSON line each
 peer prints.
 
-The JSON line: peer, tokens_per_s, step_s, params, loss, peak_gflops, mfu (and what a peer adds,
-e.g. compile_s). MFU = tokens_per_s * 3 * forward FLOPs per token / peak, with
+The JSON line: peer, tokens_per_s, step_s, params, loss, peak_gflops, peak_source, mfu,
+model_gflops_per_s (and what a peer adds, e.g. compile_s). MFU = tokens_per_s * 3 * forward FLOPs per token / peak, with
 forward = 2L(4H^2 + 2HI) + 4LSH + 2p(H^2 + HV): p is the MLM probability for a head that scores
 the masked positions only, 1 for a dense head that scores every position. ModernBERT's GeGLU
 feed-forward block has Wi of H x 2I, so its 2HI becomes 3HI; its sliding-window layers are
 counted at the full S as well (what a dense kernel under a window mask, SDPA's included, computes;
 a windowed kernel would do about min(S, window + 1) / S of that term). ELECTRA's peer counts
-its two models itself (electra_peer.forward_flops_per_token). The peak is the best of a few
-products in the run's dtype on the run's device, measured in the same process: 2048^3 on the
-CPU, 8192^3 on CUDA (mlm-bench's sizes).
+its two models itself (electra_peer.forward_flops_per_token). The peak is --peak-gflops when
+given (one measurement shared by every side: mlm-bench --peak-only's square_gflops, which
+scripts/bench_vs_pytorch.sh and scripts/gpu_check.sh pass to mlm-bench and each peer), else
+the best of a few products in the run's dtype on the run's device, measured in the same
+process: 2048^3 on the CPU, 8192^3 on CUDA (mlm-bench's sizes). The JSON line's peak_source
+says which: "shared" or "in-process".
 
 --device cuda puts the model and the synthetic batches on the GPU and autocasts there (--bf16,
 or --fp16 with a torch.amp.GradScaler, as the community scripts train fp16); the JSON line then
@@ -23,6 +26,7 @@ import argparse
 import contextlib
 import itertools
 import json
+import math
 import os
 import time
 
@@ -49,6 +53,9 @@ def parse_args(description, add_arguments=None):
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                     help="where the model, the batches and the peak GEMM run")
     ap.add_argument("--threads", type=int, default=0, help="0 = every CPU this process may use")
+    ap.add_argument("--peak-gflops", type=float, metavar="X",
+                    help="MFU against this peak in GFLOP/s, measured once for every side "
+                         "(mlm-bench --peak-only); default: measured in this process")
     ap.add_argument("--profile", metavar="TRACE",
                     help="record the timed steps with torch.profiler into this Chrome trace "
                          "(per-operator self times: scripts/profile_ops.py)")
@@ -62,6 +69,8 @@ def parse_args(description, add_arguments=None):
         ap.error("--steps, --batch and --seq must be positive, --mlm-prob in (0, 1]")
     if a.device == "cuda" and not torch.cuda.is_available():
         ap.error("--device cuda: this torch sees no CUDA device")
+    if a.peak_gflops is not None and not (math.isfinite(a.peak_gflops) and a.peak_gflops > 0):
+        ap.error(f"--peak-gflops must be a positive GFLOP/s rate, got {a.peak_gflops}")
     if a.fp16 and a.device != "cuda":
         ap.error("--fp16 needs --device cuda (fp16 CPU products are a slow fallback)")
     torch.set_num_threads(a.threads or len(os.sched_getaffinity(0)))
@@ -237,14 +246,18 @@ def report(peer, a, step_s, loss, params, head_fraction, glu=False, forward_flop
     on_gpu = a.device == "cuda"
     # Read before the peak GEMM's own operands are allocated.
     peak_mem_mb = torch.cuda.max_memory_allocated() / 2 ** 20 if on_gpu else None
-    peak = peak_gflops(autocast_dtype(a) or torch.float32, device=a.device)
+    shared = a.peak_gflops is not None
+    peak = a.peak_gflops if shared else peak_gflops(autocast_dtype(a) or torch.float32, device=a.device)
     if forward_flops is None:
         forward_flops = forward_flops_per_token(a.layers, a.hidden, a.intermediate, a.seq, a.vocab,
                                                 head_fraction, glu)
     flops = 3 * forward_flops
     out = {"peer": peer, "tokens_per_s": round(tokens_per_s, 1), "step_s": round(step_s, 4),
-           "params": params, "loss": round(loss, 4), "peak_gflops": round(peak, 1),
-           "mfu": round(tokens_per_s * flops / (peak * 1e9), 4)}
+           "params": params, "loss": round(loss, 4),
+           "peak_gflops": peak if shared else round(peak, 1),
+           "peak_source": "shared" if shared else "in-process",
+           "mfu": round(tokens_per_s * flops / (peak * 1e9), 4),
+           "model_gflops_per_s": round(tokens_per_s * flops / 1e9, 2)}
     if on_gpu:  # only there, so the CPU line stays what scripts/bench_vs_pytorch.sh reads
         out.update(device=a.device, precision="bf16" if a.bf16 else "fp16" if a.fp16 else "fp32",
                    peak_mem_mb=round(peak_mem_mb, 1))

@@ -1,5 +1,7 @@
 // mlm-bench end to end on the tiny config: --json prints one object whose figures are
-// present and sane. Speed itself is never asserted here (docs/PERFORMANCE.md, benchmarks).
+// present and sane; --peak-gflops is the MFU's denominator; --peak-only reports the square
+// and the model-shape peaks. Speed itself is never asserted here (docs/PERFORMANCE.md,
+// benchmarks).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -57,6 +59,7 @@ void expect_sane_report(const CliRun& run, const std::string& data) {
   EXPECT_LE(j["mfu"].get<double>(), 1.0);
   EXPECT_EQ(j["precision"], "fp32");
   EXPECT_EQ(j["data"], data);
+  EXPECT_EQ(j["peak_source"], "in-process");
   // The shape the test sets (independent of edits to tiny.yaml's shape).
   EXPECT_EQ(j["layers"], 2);
   EXPECT_EQ(j["hidden"], 128);
@@ -103,6 +106,118 @@ TEST(BenchCli, BadStepsIsOneLineUsageError) {
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
   EXPECT_NE(run.err.find("--steps"), std::string::npos) << run.err;
+  EXPECT_TRUE(run.out.empty()) << run.out;
+}
+
+// The pinned shape's training FLOPs per token, written out from docs/ARCHITECTURE.md's formula
+// (BERT, sparse head at masking.mlm_probability 0.15, vocabulary 1000):
+// 3 x (2·L·(4H² + 2HI) + 4·L·S·H + 2·p·(H² + H·V)).
+double pinned_train_flops_per_token() {
+  const double L = 2, H = 128, I = 512, S = 64, V = 1000, p = 0.15;
+  return 3 * (2 * L * (4 * H * H + 2 * H * I) + 4 * L * S * H + 2 * p * (H * H + H * V));
+}
+
+TEST(BenchCli, GivenPeakIsTheMfuDenominator) {
+  TempDir dir;
+  const auto run = mlm_bench(dir, with_shape({"--config", tiny_config(), "--steps", "2", "--warmup", "1",
+                                              "--json", "--set", "model.vocab_size=1000", "--peak-gflops",
+                                              "123.5"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["peak_gflops"].get<double>(), 123.5);
+  EXPECT_EQ(j["peak_source"], "shared");
+  const double want = j["tokens_per_s"].get<double>() * pinned_train_flops_per_token() / 123.5e9;
+  EXPECT_NEAR(j["mfu"].get<double>(), want, 1e-9 * want) << run.out;
+}
+
+// The products of the pinned shape: 8 x 64 = 512 tokens, 77 masked (round(512 x 0.15)), the
+// vocabulary of 1000 padded to 1024 rows; two layers each.
+TEST(BenchCli, PeakOnlyJsonReportsSquareAndModelShapes) {
+  TempDir dir;
+  // One thread: two spinning OpenMP threads on busy shared cores made small products crawl.
+  const auto run = mlm_bench(dir, with_shape({"--config", tiny_config(), "--peak-only", "--json",
+                                              "--peak-repeats", "1", "--set", "model.vocab_size=1000",
+                                              "--set", "train.threads=1"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 1) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  for (const char* key : {"square_gflops", "model_gflops", "products_share", "threads", "train_flops_per_token"}) {
+    expect_positive_finite(j, key);
+  }
+  EXPECT_EQ(j["square_n"], 2048);
+  EXPECT_EQ(j["precision"], "fp32");
+  EXPECT_EQ(j["device"], "cpu");
+  EXPECT_EQ(j["repeats"], 1);
+  EXPECT_EQ(j["threads"], 1);
+  EXPECT_EQ(j["vocab"], 1000);
+  EXPECT_EQ(j["vocab_rows"], 1024);
+  EXPECT_NEAR(j["train_flops_per_token"].get<double>(), pinned_train_flops_per_token(),
+              1e-12 * pinned_train_flops_per_token());
+
+  struct Want {
+    const char* name;
+    int64_t m, k, n, per_step;
+  };
+  const std::vector<Want> want = {{"qkv", 512, 128, 384, 2},          {"attention_out", 512, 128, 128, 2},
+                                  {"ffn_in", 512, 128, 512, 2},       {"ffn_out", 512, 512, 128, 2},
+                                  {"head_transform", 77, 128, 128, 1}, {"decoder", 77, 128, 1024, 1}};
+  const auto& shapes = j["shapes"];
+  ASSERT_EQ(shapes.size(), want.size()) << shapes.dump();
+  double product_flops = 0, seconds = 0, slowest = 1e300, fastest = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const auto& s = shapes[i];
+    EXPECT_EQ(s["name"], want[i].name);
+    EXPECT_EQ(s["m"], want[i].m) << want[i].name;
+    EXPECT_EQ(s["k"], want[i].k) << want[i].name;
+    EXPECT_EQ(s["n"], want[i].n) << want[i].name;
+    EXPECT_EQ(s["per_step"], want[i].per_step) << want[i].name;
+    for (const char* key : {"forward_gflops", "input_grad_gflops", "weight_grad_gflops", "gflops"}) {
+      expect_positive_finite(s, key);
+    }
+    const double flops = 6.0 * static_cast<double>(want[i].m * want[i].k * want[i].n * want[i].per_step);
+    EXPECT_NEAR(s["step_gflop"].get<double>(), flops / 1e9, 1e-12 * flops);
+    product_flops += flops;
+    seconds += flops / (s["gflops"].get<double>() * 1e9);
+    slowest = std::min(slowest, s["gflops"].get<double>());
+    fastest = std::max(fastest, s["gflops"].get<double>());
+  }
+  // The model-shape rate is the FLOP-weighted one: the products' FLOPs over their time.
+  EXPECT_NEAR(j["model_gflops"].get<double>(), product_flops / seconds / 1e9, 1e-9 * j["model_gflops"].get<double>());
+  EXPECT_GE(j["model_gflops"].get<double>(), slowest);
+  EXPECT_LE(j["model_gflops"].get<double>(), fastest);
+  // The share of the step's counted FLOPs: all but attention's S x S products and the head's
+  // padding columns.
+  const double step_flops = pinned_train_flops_per_token() * 512;
+  EXPECT_NEAR(j["products_share"].get<double>(), product_flops / step_flops, 1e-9);
+}
+
+TEST(BenchCli, PeakOnlyTextIsATable) {
+  TempDir dir;
+  const auto run = mlm_bench(dir, with_shape({"--config", tiny_config(), "--peak-only", "--peak-repeats", "1",
+                                              "--set", "model.vocab_size=1000", "--set", "train.threads=1"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const char* text : {"square 2048^3:", "GFLOP/s", "qkv", "ffn_in", "decoder", "FLOP-weighted"}) {
+    EXPECT_NE(run.out.find(text), std::string::npos) << text << " missing in\n" << run.out;
+  }
+}
+
+TEST(BenchCli, BadPeakGflopsIsOneLineUsageError) {
+  for (const std::string bad : {"-1", "0", "abc", "inf", "nan", "12x"}) {
+    TempDir dir;
+    const auto run = mlm_bench(dir, {"--config", tiny_config(), "--peak-gflops", bad});
+    EXPECT_EQ(run.exit_code, 2) << bad << ": " << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << bad << ": " << run.err;
+    EXPECT_NE(run.err.find("--peak-gflops"), std::string::npos) << bad << ": " << run.err;
+    EXPECT_TRUE(run.out.empty()) << run.out;
+  }
+}
+
+TEST(BenchCli, PeakOnlyWithAGivenPeakIsUsageError) {
+  TempDir dir;
+  const auto run = mlm_bench(dir, {"--config", tiny_config(), "--peak-only", "--peak-gflops", "100"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_NE(run.err.find("--peak"), std::string::npos) << run.err;
   EXPECT_TRUE(run.out.empty()) << run.out;
 }
 

@@ -5,6 +5,7 @@
 #include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/cuda.h>
 
+#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -99,15 +100,29 @@ class OperatorProfile {
   std::string trace_;
 };
 
+void check_objective(const config::RunConfig& config) {
+  if (config::trains_sentence_pairs(config.model.objective)) {
+    throw ConfigError("mlm-bench measures the MLM and RTD objectives; set model.objective: mlm or rtd",
+                      "model.objective");
+  }
+}
+
+void check_peak_options(const BenchOptions& options) {
+  if (options.peak_repeats < 1) {
+    throw UsageError("--peak-repeats must be at least 1, got " + std::to_string(options.peak_repeats));
+  }
+  if (!std::isfinite(options.peak_gflops) || options.peak_gflops < 0) {
+    throw UsageError("--peak-gflops must be a positive GFLOP/s rate, got " + std::to_string(options.peak_gflops));
+  }
+}
+
 }  // namespace
 
 BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& options) {
   if (options.steps < 1) throw UsageError("--steps must be at least 1, got " + std::to_string(options.steps));
   if (options.warmup < 0) throw UsageError("--warmup must be >= 0, got " + std::to_string(options.warmup));
-  if (config::trains_sentence_pairs(config.model.objective)) {
-    throw ConfigError("mlm-bench measures the MLM and RTD objectives; set model.objective: mlm or rtd",
-                      "model.objective");
-  }
+  check_peak_options(options);
+  check_objective(config);
   // One process, whatever the environment says: the step is measured on one rank.
   const auto process = bootstrap(config, Launch::single_process);
   auto source = std::make_unique<BatchSource>(config, process, options.real_data);
@@ -157,8 +172,13 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
   // Stop the pipeline's worker threads first: still prefetching, they would share the cores
   // with the peak measurement (seen: 85 instead of 140 GFLOP/s, an MFU of 0.97).
   source.reset();
-  r.peak_gflops = measure_peak_gflops(process.compute_dtype, process.device,
-                                      /*n=*/0, options.peak_repeats);
+  if (options.peak_gflops > 0) {
+    r.peak_gflops = options.peak_gflops;
+    r.peak_source = "shared";
+  } else {
+    r.peak_gflops = measure_peak_gflops(process.compute_dtype, process.device, /*n=*/0, options.peak_repeats);
+    r.peak_source = "in-process";
+  }
   r.mfu = r.peak_gflops > 0 ? r.tokens_per_s * r.train_flops_per_token / (r.peak_gflops * 1e9) : 0;
   r.peak_rss_mb = peak_rss_mb();
   r.params = model::count_parameters(*model);
@@ -171,6 +191,31 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
   r.hidden = config.model.hidden_size;
   r.threads = torch::get_num_threads();
   return r;
+}
+
+PeakReport run_peak_benchmark(const config::RunConfig& config, const BenchOptions& options) {
+  check_peak_options(options);
+  check_objective(config);
+  // The process set-up of run_benchmark (device, threads, memory), so the peak is measured
+  // under the thread count the step runs on.
+  const auto process = bootstrap(config, Launch::single_process);
+  PeakReport report;
+  report.vocab = synthetic_vocab(config.model.vocab_size > 0 ? config.model.vocab_size : config.tokenizer.vocab_size).size;
+  report.vocab_rows = padded_vocab_rows(config.model, report.vocab);
+  const auto shapes = model_gemm_shapes(config, report.vocab_rows);
+  report.peak = measure_peaks(shapes, process.compute_dtype, process.device, options.peak_repeats);
+  report.batch = config.train.micro_batch_size;
+  report.seq_len = config.data.seq_len;
+  report.layers = config.model.num_hidden_layers;
+  report.hidden = config.model.hidden_size;
+  report.train_flops_per_token = train_flops_per_token(config.model, config.data.seq_len, report.vocab,
+                                                       config.masking.mlm_probability);
+  double product_flops = 0;
+  for (const auto& shape : shapes) product_flops += shape.step_flops();
+  const double step_tokens = static_cast<double>(report.batch * report.seq_len * config.train.grad_accum_steps);
+  const double step_flops = report.train_flops_per_token * step_tokens;
+  report.products_share = step_flops > 0 ? product_flops / step_flops : 0;
+  return report;
 }
 
 }  // namespace mlm::train::bench
