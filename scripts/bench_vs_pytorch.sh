@@ -19,7 +19,7 @@
 #
 #   scripts/bench_vs_pytorch.sh [mini|base|modernbert|electra-small|electra-base|electra|
 #                                deberta-small|deberta-base|deberta|all]
-#                               [--fp32|--bf16] [--pipeline]
+#                               [--fp32|--bf16] [--pipeline] [--attention]
 #                               [--rounds N] [--steps N] [--threads N] [--build-dir DIR]
 #
 #   mini: 4 layers, hidden 256, 4 heads, I 1024, vocab 30522, batch 32, seq 128, mlm prob 0.15
@@ -43,6 +43,12 @@
 #   deberta-base: deberta-v3-base (12 layers, generator 6), configs/deberta-v3-base.yaml, the
 #         rest as deberta-small
 #   deberta: deberta-small and deberta-base
+#   --attention: (deberta shapes only) instead of the training steps, one layer's disentangled
+#               self-attention alone, forward + backward: mlm-bench --attention (fused scores,
+#               and the ATen composition they replace) against transformers'
+#               DisentangledSelfAttention (scripts/peers/deberta_attention_peer.py), ms per
+#               layer-step, 5 warm-up and 20 timed steps (--steps N) per side and round
+#               (deberta: the small shape once, the base layer being the same)
 #   all: mini and base
 #   precision: bf16 (ours train.precision=bf16, peers --bf16) when the CPU has AVX512-BF16,
 #              else fp32 (bf16 products take a scalar fallback there); --fp32 / --bf16 force it
@@ -59,6 +65,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 which_shapes=mini
 precision=""
 pipeline=0
+attention=0
 rounds=3
 steps=""
 threads=""
@@ -70,6 +77,7 @@ while [[ $# -gt 0 ]]; do
     --fp32) precision=fp32 ;;
     --bf16) precision=bf16 ;;
     --pipeline) pipeline=1 ;;
+    --attention) attention=1 ;;
     --rounds) rounds="$2"; shift ;;
     --steps) steps="$2"; shift ;;
     --threads) threads="$2"; shift ;;
@@ -82,6 +90,10 @@ done
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "error: --rounds must be a positive integer" >&2; exit 2; }
 if ((pipeline)) && [[ "$which_shapes" == modernbert || "$which_shapes" == electra* || "$which_shapes" == deberta* ]]; then
   echo "error: --pipeline runs the BERT shapes (mini, base) only" >&2
+  exit 2
+fi
+if ((attention)) && [[ "$which_shapes" != deberta* ]]; then
+  echo "error: --attention times DeBERTa's attention: deberta-small, deberta-base or deberta" >&2
   exit 2
 fi
 if [[ "$which_shapes" == modernbert && ! -f "$root/configs/modernbert-base.yaml" ]]; then
@@ -197,6 +209,40 @@ if "eager" in others and "eager-compile" in others:
           f"{median_ratio(lambda t: max(t['eager'], t['eager-compile'])):.3f}")
 PY
 
+# --attention: one layer's self-attention, ours (fused and composition) against transformers'.
+run_attention() {
+  local name="$1"
+  read -r layers hidden heads inter vocab batch seq mlm_prob default_steps warmup <<<"$(shape_args "$name")"
+  local n="${steps:-20}"
+  local ours=("$bench" --attention --json --config "$root/configs/deberta-v3-${name#deberta-}.yaml" --steps "$n"
+    --warmup 5 --set model.hidden_size="$hidden" model.num_attention_heads="$heads" data.seq_len="$seq"
+    train.micro_batch_size="$batch" train.precision="$precision" train.threads="$threads" train.device=cpu)
+  local theirs=("$python" "$peers/deberta_attention_peer.py" --hidden "$hidden" --heads "$heads" --batch "$batch"
+    --seq "$seq" --steps "$n" --warmup 5 --threads "$threads")
+  [[ "$precision" == bf16 ]] && theirs+=(--bf16)
+  echo "== $name attention.self: H=$hidden A=$heads B=$batch S=$seq $precision, $threads threads," \
+       "5 warm-up + $n timed layer-steps, $rounds rounds (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  local r a b
+  for ((r = 1; r <= rounds; r++)); do
+    if ((r % 2)); then
+      a="$(MLM_LOG_LEVEL=warn "${ours[@]}")"; b="$("${theirs[@]}")"
+    else
+      b="$("${theirs[@]}")"; a="$(MLM_LOG_LEVEL=warn "${ours[@]}")"
+    fi
+    "$python" - "$r" "$a" "$b" <<'PY'
+import json, sys
+r, ours, theirs = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+print(f"round {r}: ms per layer-step (forward)  mlm fused {ours['fused_ms']:.2f} ({ours['fused_forward_ms']:.2f})"
+      f"  mlm composition {ours['composition_ms']:.2f} ({ours['composition_forward_ms']:.2f})"
+      f"  transformers {theirs['ms']:.2f} ({theirs['forward_ms']:.2f})"
+      f"  ratio transformers / fused {theirs['ms'] / ours['fused_ms']:.2f}"
+      f"  composition / fused {ours['composition_ms'] / ours['fused_ms']:.2f}")
+print(f"    mlm-bench: {json.dumps(ours)}")
+print(f"    peer: {json.dumps(theirs)}")
+PY
+  done
+}
+
 run_shape() {
   local name="$1"
   read -r layers hidden heads inter vocab batch seq mlm_prob default_steps warmup <<<"$(shape_args "$name")"
@@ -305,7 +351,7 @@ case "$which_shapes" in
   modernbert) run_shape modernbert-128; run_shape modernbert-1024 ;;
   electra-small|electra-base) run_shape "$which_shapes" ;;
   electra) run_shape electra-small; run_shape electra-base ;;
-  deberta-small|deberta-base) run_shape "$which_shapes" ;;
-  deberta) run_shape deberta-small; run_shape deberta-base ;;
+  deberta-small|deberta-base) if ((attention)); then run_attention "$which_shapes"; else run_shape "$which_shapes"; fi ;;
+  deberta) if ((attention)); then run_attention deberta-small; else run_shape deberta-small; run_shape deberta-base; fi ;;
   all) run_shape mini; run_shape base ;;
 esac
