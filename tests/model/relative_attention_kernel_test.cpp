@@ -26,6 +26,7 @@ struct RelativeCase {
   bool bucketed;      // DeBERTa-v3's log buckets: distances beyond 4 share rows
   torch::Tensor bias;
   double p;
+  bool heads_first = false;  // c2p and p2c in [A,B,S,W] memory, viewed as [B,A,S,W] (the layer's)
 };
 
 /// The pairs' rows as DebertaV2Model computes them (exact distances, or 8 log buckets up to 16).
@@ -42,8 +43,12 @@ std::vector<torch::Tensor> run_relative(const RelativeCase& c, torch::ScalarType
   // Drawn in the case's dtype, so that the fp32 reference starts from the same values.
   const auto draw = [&](int64_t width) { return torch::randn({kBatch, kHeads, kSeq, width}).to(c.dtype).to(dtype); };
   const auto content = draw(kSeq).requires_grad_();
-  const auto c2p = draw(window.width).requires_grad_();
-  const auto p2c = draw(window.width).requires_grad_();
+  const auto term = [&] {
+    if (!c.heads_first) return draw(window.width).requires_grad_();
+    return draw(window.width).transpose(0, 1).contiguous().transpose(0, 1).requires_grad_();
+  };
+  const auto c2p = term();
+  const auto p2c = term();
   const auto upstream = draw(kSeq);
   torch::manual_seed(12);  // the dropout seed
   const auto out = f(content, c.c2p ? c2p : torch::Tensor(), c.p2c ? p2c : torch::Tensor(), window.index, c.bias,
@@ -63,6 +68,8 @@ TEST(RelativeSoftmaxDropout, EqualsTheComposition) {
       {"no relative term", torch::kFloat32, false, false, false, padding, 0.0},
       {"dropout 0.2, bucketed", torch::kFloat32, true, true, true, padding, 0.2},
       {"bf16, dropout 0.1", torch::kBFloat16, true, true, true, padding, 0.1},
+      {"terms laid out heads first", torch::kFloat32, true, true, false, padding, 0.2, true},
+      {"bf16, terms laid out heads first", torch::kBFloat16, true, true, true, padding, 0.1, true},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
@@ -71,6 +78,7 @@ TEST(RelativeSoftmaxDropout, EqualsTheComposition) {
     EXPECT_EQ(got[0].scalar_type(), c.dtype);
     const double atol = c.dtype == torch::kBFloat16 ? 2e-2 : 2e-6;
     const char* names[] = {"probabilities", "content gradient", "c2p gradient", "p2c gradient"};
+    if (c.heads_first) EXPECT_EQ(got[2].strides(), want[2].strides()) << "the c2p gradient laid out as c2p";
     for (size_t i = 0; i < got.size(); ++i) {
       ASSERT_EQ(got[i].defined(), want[i].defined()) << names[i];
       if (got[i].defined()) expect_tensor_near(got[i].to(torch::kFloat32), want[i], atol, names[i]);

@@ -100,14 +100,16 @@ torch::Tensor DebertaV2LayerImpl::self_attention(const torch::Tensor& x, const t
   torch::Tensor c2p, p2c;  // [B,A,S,W]: each query (c2p) or key (p2c) against the window's rows
   if (relative_attention_) {
     const auto rel = kernels::dropout(rel_rows, hidden_dropout_, train);
-    if (c2p_) {
-      const auto pos_key = split_heads(linear(share_att_key_ ? key_proj : pos_key_proj, rel), heads_);  // [A,W,D]
-      c2p = torch::matmul(q, pos_key.transpose(-1, -2));
-    }
-    if (p2c_) {
-      const auto pos_query = split_heads(linear(share_att_key_ ? query_proj : pos_query_proj, rel), heads_);
-      p2c = torch::matmul(k, pos_query.transpose(-1, -2));
-    }
+    const int64_t width = rel.size(0);
+    // One product per head over the whole batch: [A, B*S, D] x [A, D, W] (matmul would copy the
+    // head's rows B times to broadcast them), viewed as [B,A,S,W].
+    const auto against = [&](const torch::Tensor& states, const nn::Linear& projection) {
+      const auto rows = split_heads(linear(projection, rel), heads_);  // [A,W,D]
+      const auto by_head = states.permute({1, 0, 2, 3}).reshape({heads_, batch * seq, head_dim});
+      return torch::bmm(by_head, rows.transpose(-1, -2)).view({heads_, batch, seq, width}).permute({1, 0, 2, 3});
+    };
+    if (c2p_) c2p = against(q, share_att_key_ ? key_proj : pos_key_proj);
+    if (p2c_) p2c = against(k, share_att_key_ ? query_proj : pos_query_proj);
   }
   const auto softmax_dropout =
       fused_scores ? kernels::relative_softmax_dropout : kernels::relative_softmax_dropout_reference;
