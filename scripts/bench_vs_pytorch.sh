@@ -11,14 +11,18 @@
 #   electra        (electra shapes only) transformers' ELECTRA generator and discriminator as
 #                  the community scripts train them (Gumbel sampling, mlm + 50 rtd, shared
 #                  embeddings, SDPA, fused AdamW)                    scripts/peers/electra_peer.py
+#   deberta        (deberta shapes only) transformers' DebertaV2 generator and discriminator as
+#                  the community DeBERTa-v3 scripts train them (RTD, GDES, eager attention:
+#                  transformers has no SDPA for DebertaV2, fused AdamW) scripts/peers/deberta_peer.py
 # Prints every round's figures and, per shape, the median ratio of mlm-bench's tokens/s to each
 # peer's and to the faster of eager and eager-compile in each round. One peak for every side:
 # at the start of each shape, mlm-bench --peak-only measures it once (same precision and thread
 # count: a 2048^3 square and the step's own products, FLOP-weighted); the square rate is passed
 # to mlm-bench and every peer (--peak-gflops), and each row shows MFU against both.
 #
-#   scripts/bench_vs_pytorch.sh [mini|base|modernbert|electra-small|electra-base|electra|all]
-#                               [--fp32|--bf16] [--pipeline]
+#   scripts/bench_vs_pytorch.sh [mini|base|modernbert|electra-small|electra-base|electra|
+#                                deberta-small|deberta-base|deberta|all]
+#                               [--fp32|--bf16] [--pipeline] [--attention]
 #                               [--rounds N] [--steps N] [--threads N] [--build-dir DIR]
 #
 #   mini: 4 layers, hidden 256, 4 heads, I 1024, vocab 30522, batch 32, seq 128, mlm prob 0.15
@@ -33,6 +37,21 @@
 #   electra-base: discriminator 12 layers, hidden 768, 12 heads, I 3072, embedding 768; generator
 #         hidden 256 (1/3), 4 heads, I 1024, 12 layers; batch 16, the rest as electra-small
 #   electra: electra-small and electra-base
+#   deberta-small: deberta-v3-small's discriminator (6 layers, hidden 768, 12 heads, I 3072,
+#         vocab 128100, relative positions in 256 log buckets up to 512, p2c + c2p, shared keys,
+#         normed relative embeddings) and the generator configs/deberta-v3-small.yaml gives it
+#         (as wide, half as deep: 3 layers); RTD with GDES, rtd weight 50, batch 16, seq 128, mlm
+#         prob 0.15 (80/10/10); mlm-bench on configs/deberta-v3-small.yaml with model.objective=rtd
+#         against the deberta peer only
+#   deberta-base: deberta-v3-base (12 layers, generator 6), configs/deberta-v3-base.yaml, the
+#         rest as deberta-small
+#   deberta: deberta-small and deberta-base
+#   --attention: (deberta shapes only) instead of the training steps, one layer's disentangled
+#               self-attention alone, forward + backward: mlm-bench --attention (fused scores,
+#               and the ATen composition they replace) against transformers'
+#               DisentangledSelfAttention (scripts/peers/deberta_attention_peer.py), ms per
+#               layer-step, 5 warm-up and 20 timed steps (--steps N) per side and round
+#               (deberta: the small shape once, the base layer being the same)
 #   all: mini and base
 #   precision: bf16 (ours train.precision=bf16, peers --bf16) when the CPU has AVX512-BF16,
 #              else fp32 (bf16 products take a scalar fallback there); --fp32 / --bf16 force it
@@ -49,16 +68,19 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 which_shapes=mini
 precision=""
 pipeline=0
+attention=0
 rounds=3
 steps=""
 threads=""
 build="${MLM_BUILD_DIR:-$root/build}"
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    mini|base|modernbert|electra-small|electra-base|electra|all) which_shapes="$1" ;;
+    mini|base|modernbert|electra-small|electra-base|electra|deberta-small|deberta-base|deberta|all)
+      which_shapes="$1" ;;
     --fp32) precision=fp32 ;;
     --bf16) precision=bf16 ;;
     --pipeline) pipeline=1 ;;
+    --attention) attention=1 ;;
     --rounds) rounds="$2"; shift ;;
     --steps) steps="$2"; shift ;;
     --threads) threads="$2"; shift ;;
@@ -69,8 +91,12 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "error: --rounds must be a positive integer" >&2; exit 2; }
-if ((pipeline)) && [[ "$which_shapes" == modernbert || "$which_shapes" == electra* ]]; then
+if ((pipeline)) && [[ "$which_shapes" == modernbert || "$which_shapes" == electra* || "$which_shapes" == deberta* ]]; then
   echo "error: --pipeline runs the BERT shapes (mini, base) only" >&2
+  exit 2
+fi
+if ((attention)) && [[ "$which_shapes" != deberta* ]]; then
+  echo "error: --attention times DeBERTa's attention: deberta-small, deberta-base or deberta" >&2
   exit 2
 fi
 if [[ "$which_shapes" == modernbert && ! -f "$root/configs/modernbert-base.yaml" ]]; then
@@ -129,6 +155,8 @@ shape_args() {
     modernbert-1024) echo "22 768 12 1152 50368 2 1024 0.3 2 8" ;;
     electra-small) echo "12 256 4 1024 30522 32 128 0.15 5 8" ;;
     electra-base) echo "12 768 12 3072 30522 16 128 0.15 3 8" ;;
+    deberta-small) echo "6 768 12 3072 128100 16 128 0.15 3 8" ;;
+    deberta-base) echo "12 768 12 3072 128100 16 128 0.15 2 8" ;;
   esac
 }
 
@@ -188,6 +216,40 @@ if "eager" in others and "eager-compile" in others:
           f"{median_ratio(lambda t: max(t['eager'], t['eager-compile'])):.3f}")
 PY
 
+# --attention: one layer's self-attention, ours (fused and composition) against transformers'.
+run_attention() {
+  local name="$1"
+  read -r layers hidden heads inter vocab batch seq mlm_prob default_steps warmup <<<"$(shape_args "$name")"
+  local n="${steps:-20}"
+  local ours=("$bench" --attention --json --config "$root/configs/deberta-v3-${name#deberta-}.yaml" --steps "$n"
+    --warmup 5 --set model.hidden_size="$hidden" model.num_attention_heads="$heads" data.seq_len="$seq"
+    train.micro_batch_size="$batch" train.precision="$precision" train.threads="$threads" train.device=cpu)
+  local theirs=("$python" "$peers/deberta_attention_peer.py" --hidden "$hidden" --heads "$heads" --batch "$batch"
+    --seq "$seq" --steps "$n" --warmup 5 --threads "$threads")
+  [[ "$precision" == bf16 ]] && theirs+=(--bf16)
+  echo "== $name attention.self: H=$hidden A=$heads B=$batch S=$seq $precision, $threads threads," \
+       "5 warm-up + $n timed layer-steps, $rounds rounds (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  local r a b
+  for ((r = 1; r <= rounds; r++)); do
+    if ((r % 2)); then
+      a="$(MLM_LOG_LEVEL=warn "${ours[@]}")"; b="$("${theirs[@]}")"
+    else
+      b="$("${theirs[@]}")"; a="$(MLM_LOG_LEVEL=warn "${ours[@]}")"
+    fi
+    "$python" - "$r" "$a" "$b" <<'PY'
+import json, sys
+r, ours, theirs = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+print(f"round {r}: ms per layer-step (forward)  mlm fused {ours['fused_ms']:.2f} ({ours['fused_forward_ms']:.2f})"
+      f"  mlm composition {ours['composition_ms']:.2f} ({ours['composition_forward_ms']:.2f})"
+      f"  transformers {theirs['ms']:.2f} ({theirs['forward_ms']:.2f})"
+      f"  ratio transformers / fused {theirs['ms'] / ours['fused_ms']:.2f}"
+      f"  composition / fused {ours['composition_ms'] / ours['fused_ms']:.2f}")
+print(f"    mlm-bench: {json.dumps(ours)}")
+print(f"    peer: {json.dumps(theirs)}")
+PY
+  done
+}
+
 run_shape() {
   local name="$1"
   read -r layers hidden heads inter vocab batch seq mlm_prob default_steps warmup <<<"$(shape_args "$name")"
@@ -197,7 +259,17 @@ run_shape() {
   local our_vocab="$vocab"
   ((pipeline)) && our_vocab=0
   local ours
-  if [[ "$name" == modernbert-* ]]; then
+  if [[ "$name" == deberta-* ]]; then
+    # The DeBERTa-v3 options are the config's (configs/deberta-v3-small.yaml, -base.yaml); the
+    # shape is given again so both sides surely run the same one. DeBERTa-v3's objective: RTD
+    # with GDES, the generator the config's default (as wide, half as deep).
+    ours=("$bench" --config "$root/configs/deberta-v3-${name#deberta-}.yaml" --json --steps "$n" --warmup "$warmup"
+      --set model.num_hidden_layers="$layers" model.hidden_size="$hidden"
+      model.num_attention_heads="$heads" model.intermediate_size="$inter"
+      model.vocab_size="$vocab" model.objective=rtd model.embedding_sharing=gdes model.rtd_weight=50
+      model.rtd_temperature=1.0 data.seq_len="$seq" train.micro_batch_size="$batch"
+      train.grad_accum_steps=1 masking.mlm_probability="$mlm_prob" "${run[@]}")
+  elif [[ "$name" == modernbert-* ]]; then
     # The architecture and the rest of the model (RoPE, local/global layers, no biases) are the
     # config's; the shape is given again so both sides surely run the same one.
     ours=("$bench" --config "$root/configs/modernbert-base.yaml" --json --steps "$n" --warmup "$warmup"
@@ -223,6 +295,8 @@ run_shape() {
     electra=(--embedding "$embedding" --gen-hidden "$gen_hidden" --gen-heads "$gen_heads"
       --gen-intermediate "$gen_inter" --gen-layers "$layers" --rtd-weight 50)
     about=" E=$embedding, generator H=$gen_hidden A=$gen_heads I=$gen_inter"
+  elif [[ "$name" == deberta-* ]]; then
+    about=" RTD+GDES, generator L=$((layers / 2))"
   fi
   local shape=(--layers "$layers" --hidden "$hidden" --heads "$heads" --intermediate "$inter"
     --vocab "$vocab" --batch "$batch" --seq "$seq" --steps "$n" --warmup "$warmup" --mlm-prob "$mlm_prob"
@@ -245,6 +319,10 @@ run_shape() {
     labels=(mlm-bench hf)
     cmd_0=("${ours[@]}")
     cmd_1=("$python" "$peers/hf_modernbert.py" "${shape[@]}")
+  elif [[ "$name" == deberta-* ]]; then  # no other DeBERTa peer
+    labels=(mlm-bench deberta)
+    cmd_0=("${ours[@]}")
+    cmd_1=("$python" "$peers/deberta_peer.py" "${shape[@]}" --gen-layers "$((layers / 2))" --rtd-weight 50)
   elif [[ "$name" == electra-* ]]; then  # no other ELECTRA peer
     labels=(mlm-bench electra)
     cmd_0=("${ours[@]}")
@@ -291,5 +369,7 @@ case "$which_shapes" in
   modernbert) run_shape modernbert-128; run_shape modernbert-1024 ;;
   electra-small|electra-base) run_shape "$which_shapes" ;;
   electra) run_shape electra-small; run_shape electra-base ;;
+  deberta-small|deberta-base) if ((attention)); then run_attention "$which_shapes"; else run_shape "$which_shapes"; fi ;;
+  deberta) if ((attention)); then run_attention deberta-small; else run_shape deberta-small; run_shape deberta-base; fi ;;
   all) run_shape mini; run_shape base ;;
 esac

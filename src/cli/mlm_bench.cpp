@@ -12,6 +12,7 @@
 
 #include "cli/common/cli_app.h"
 #include "cli/common/libtorch_runtime.h"
+#include "mlm/train/tools/bench/attention_bench.h"
 #include "mlm/train/tools/bench/bench_runner.h"
 
 namespace {
@@ -21,6 +22,7 @@ struct Options {
   mlm::train::bench::BenchOptions bench;
   bool json = false;
   bool peak_only = false;
+  bool attention = false;
 };
 
 nlohmann::json to_json(const mlm::train::bench::BenchResult& r, const Options& options) {
@@ -132,6 +134,29 @@ void print_text(const mlm::train::bench::PeakReport& report) {
               p.model_gflops, 100.0 * report.products_share);
 }
 
+// --attention: DeBERTa's self-attention alone, fused and as the ATen composition.
+int run_attention(const mlm::config::RunConfig& config, const Options& options) {
+  const auto r = mlm::train::bench::run_attention_benchmark(config, options.bench);
+  const nlohmann::json j = {{"mode", "attention"}, {"fused_ms", r.fused_ms}, {"fused_forward_ms", r.fused_forward_ms},
+                            {"composition_ms", r.composition_ms}, {"composition_forward_ms", r.composition_forward_ms},
+                            {"steps", r.steps}, {"batch", r.batch}, {"seq_len", r.seq_len}, {"hidden", r.hidden},
+                            {"heads", r.heads}, {"relative_rows", r.relative_rows}, {"threads", r.threads},
+                            {"precision", r.precision}, {"device", r.device}};
+  if (options.json) {
+    std::cout << j.dump() << std::endl;
+    return 0;
+  }
+  std::printf("mlm-bench --attention: one DeBERTa attention.self, batch %lld x seq %lld, hidden %lld, %lld heads, "
+              "%lld relative rows, %s on %s, %lld threads\n",
+              static_cast<long long>(r.batch), static_cast<long long>(r.seq_len), static_cast<long long>(r.hidden),
+              static_cast<long long>(r.heads), static_cast<long long>(r.relative_rows), r.precision.c_str(),
+              r.device.c_str(), static_cast<long long>(r.threads));
+  std::printf("  fused scores:      %.2f ms per layer-step (forward %.2f ms)\n", r.fused_ms, r.fused_forward_ms);
+  std::printf("  ATen composition:  %.2f ms per layer-step (forward %.2f ms)\n", r.composition_ms,
+              r.composition_forward_ms);
+  return 0;
+}
+
 int run(const Options& options) {
   mlm::config::RunConfig config;
   if (!options.config.load(config)) return 0;
@@ -144,6 +169,7 @@ int run(const Options& options) {
     }
     return 0;
   }
+  if (options.attention) return run_attention(config, options);
   const auto result = mlm::train::bench::run_benchmark(config, options.bench);
   if (options.json) {
     std::cout << to_json(result, options).dump() << std::endl;
@@ -195,6 +221,10 @@ int main(int argc, char** argv) {
                        "Timed samples per product of the peak measurement (the best counts)")
             ->capture_default_str()
             ->check(CLI::PositiveNumber);
+        app.add_flag("--attention", options.attention,
+                     "DeBERTa (model.architecture deberta_v2): time one layer's disentangled self-attention "
+                     "alone, forward and backward, fused and as the ATen composition (ms per layer-step)")
+            ->excludes(peak_only);
         app.add_flag("--data", options.bench.real_data,
                      "Real pipeline (tokenizer, streaming dataset, masking) instead of synthetic ids")
             ->excludes(peak_only);

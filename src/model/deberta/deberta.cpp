@@ -56,7 +56,8 @@ DebertaV2ModelImpl::DebertaV2ModelImpl(const config::ModelConfig& c, int64_t pad
                                        bool own_tables)
     : checkpoint_layers(c.activation_checkpointing),
       buckets_(c.position_buckets),
-      max_relative_(config::max_relative_positions(c)) {
+      max_relative_(config::max_relative_positions(c)),
+      span_(config::relative_span(c)) {
   embeddings = register_module("embeddings", DebertaV2Embeddings(c, padded_vocab, pad_id, own_tables));
   auto encoder = add_container(*this, "encoder");
   layers = encoder->register_module("layer", nn::ModuleList());
@@ -75,19 +76,24 @@ torch::Tensor DebertaV2ModelImpl::forward(const torch::Tensor& input_ids, const 
   return encode(embeddings(input_ids, token_type_ids, attention_mask), bias);
 }
 
+std::pair<torch::Tensor, RelativeWindow> DebertaV2ModelImpl::relative_rows(int64_t seq, const torch::Device& device) {
+  if (!rel_embeddings) return {};
+  auto window = deberta_relative_window(seq, buckets_, max_relative_, span_, device);
+  // The rows the window reads, normed (row by row, so narrowing first changes nothing).
+  auto rel = rel_embeddings->weight.narrow(0, window.first, window.width);
+  if (rel_norm) rel = rel_norm(rel);
+  return {rel, window};
+}
+
 torch::Tensor DebertaV2ModelImpl::encode(const torch::Tensor& embedded, const torch::Tensor& bias) {
   auto x = embedded;
-  torch::Tensor rel, relative_pos;
-  if (rel_embeddings) {
-    rel = rel_embeddings->weight;
-    if (rel_norm) rel = rel_norm(rel);
-    relative_pos = deberta_relative_positions(x.size(1), buckets_, max_relative_, x.device());
-  }
+  const auto relative = relative_rows(x.size(1), x.device());
+  const torch::Tensor rel = relative.first, rel_index = relative.second.index;
   for (const auto& module : *layers) {
     auto* layer = module->as<DebertaV2Layer>();
     // By value: a checkpointed layer runs again in the backward pass, after this returns.
-    auto run_layer = [layer, bias, rel, relative_pos](const torch::Tensor& rows) {
-      return layer->forward(rows, bias, rel, relative_pos);
+    auto run_layer = [layer, bias, rel, rel_index](const torch::Tensor& rows) {
+      return layer->forward(rows, bias, rel, rel_index);
     };
     x = checkpoint_layers ? checkpointed_layer(run_layer, x) : run_layer(x);
   }

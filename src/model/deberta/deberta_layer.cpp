@@ -5,6 +5,7 @@
 
 #include "mlm/model/deberta/deberta.h"
 #include "mlm/model/kernels/dropout.h"
+#include "mlm/model/kernels/relative_attention.h"
 
 namespace mlm::model {
 namespace nn = torch::nn;
@@ -42,9 +43,20 @@ torch::Tensor deberta_relative_positions(int64_t seq, int64_t buckets, int64_t m
   return relative.to(torch::kLong);
 }
 
+RelativeWindow deberta_relative_window(int64_t seq, int64_t buckets, int64_t max_position, int64_t span,
+                                       const torch::Device& device) {
+  // On the CPU: [S,S] is small, and first / width are needed on the host.
+  const auto rows =
+      torch::clamp(deberta_relative_positions(seq, buckets, max_position, torch::kCPU) + span, 0, 2 * span - 1);
+  RelativeWindow window;
+  window.first = rows.min().item<int64_t>();
+  window.width = rows.max().item<int64_t>() - window.first + 1;
+  window.index = (rows - window.first).to(torch::kInt32).to(device);
+  return window;
+}
+
 DebertaV2LayerImpl::DebertaV2LayerImpl(const config::ModelConfig& c)
     : heads_(c.num_attention_heads),
-      span_(config::relative_span(c)),
       c2p_(config::has_pos_att(c, "c2p")),
       p2c_(config::has_pos_att(c, "p2c")),
       share_att_key_(c.share_att_key),
@@ -75,45 +87,41 @@ DebertaV2LayerImpl::DebertaV2LayerImpl(const config::ModelConfig& c)
   output_norm = output->register_module("LayerNorm", LayerNorm(h, c.layer_norm_eps));
 }
 
-torch::Tensor DebertaV2LayerImpl::attention(const torch::Tensor& x, const torch::Tensor& bias,
-                                            const torch::Tensor& rel_embeddings, const torch::Tensor& relative_pos) {
+torch::Tensor DebertaV2LayerImpl::self_attention(const torch::Tensor& x, const torch::Tensor& bias,
+                                                 const torch::Tensor& rel_rows, const torch::Tensor& rel_index) {
   const bool train = is_training();
   const auto q = split_heads(linear(query_proj, x), heads_);  // [B,A,S,D]
   const auto k = split_heads(linear(key_proj, x), heads_);
   const auto v = split_heads(linear(value_proj, x), heads_);
   const int64_t batch = x.size(0), seq = x.size(1), head_dim = q.size(-1);
-  // transformers: sqrt(d * scale_factor) as an fp32 tensor.
+  // transformers: every term divided by sqrt(d * scale_factor), an fp32 tensor.
   const double scale = std::sqrt(static_cast<float>(head_dim) * static_cast<float>(scale_factor_));
-  auto scores = torch::matmul(q, (k / scale).transpose(-1, -2));  // [B,A,S,S]
+  const auto content = torch::matmul(q, k.transpose(-1, -2));  // [B,A,S,S]
+  torch::Tensor c2p, p2c;  // [B,A,S,W]: each query (c2p) or key (p2c) against the window's rows
   if (relative_attention_) {
-    const auto rel = kernels::dropout(rel_embeddings.narrow(0, 0, 2 * span_), hidden_dropout_, train);
-    const auto index_shape = std::vector<int64_t>{batch, heads_, seq, seq};
-    if (c2p_) {
-      const auto pos_key = split_heads(linear(share_att_key_ ? key_proj : pos_key_proj, rel), heads_);  // [A,2s,D]
-      const auto c2p_pos = torch::clamp(relative_pos + span_, 0, 2 * span_ - 1);
-      auto c2p = torch::matmul(q, pos_key.transpose(-1, -2));  // [B,A,S,2s]
-      c2p = torch::gather(c2p, -1, c2p_pos.expand(index_shape));
-      scores = scores + c2p / scale;
-    }
-    if (p2c_) {
-      const auto pos_query = split_heads(linear(share_att_key_ ? query_proj : pos_query_proj, rel), heads_);
-      const auto p2c_pos = torch::clamp(-relative_pos + span_, 0, 2 * span_ - 1);
-      auto p2c = torch::matmul(k, pos_query.transpose(-1, -2));  // [B,A,S(keys),2s]
-      p2c = torch::gather(p2c, -1, p2c_pos.expand(index_shape)).transpose(-1, -2);
-      scores = scores + p2c / scale;
-    }
+    const auto rel = kernels::dropout(rel_rows, hidden_dropout_, train);
+    const int64_t width = rel.size(0);
+    // One product per head over the whole batch: [A, B*S, D] x [A, D, W] (matmul would copy the
+    // head's rows B times to broadcast them), viewed as [B,A,S,W].
+    const auto against = [&](const torch::Tensor& states, const nn::Linear& projection) {
+      const auto rows = split_heads(linear(projection, rel), heads_);  // [A,W,D]
+      const auto by_head = states.permute({1, 0, 2, 3}).reshape({heads_, batch * seq, head_dim});
+      return torch::bmm(by_head, rows.transpose(-1, -2)).view({heads_, batch, seq, width}).permute({1, 0, 2, 3});
+    };
+    if (c2p_) c2p = against(q, share_att_key_ ? key_proj : pos_key_proj);
+    if (p2c_) p2c = against(k, share_att_key_ ? query_proj : pos_query_proj);
   }
-  scores = scores.to(torch::kFloat32);
-  if (bias.defined()) scores = scores + bias.to(torch::kFloat32);
-  auto probs = kernels::dropout(torch::softmax(scores, -1), attention_dropout_, train);
+  const auto softmax_dropout =
+      fused_scores ? kernels::relative_softmax_dropout : kernels::relative_softmax_dropout_reference;
+  const auto probs = softmax_dropout(content, c2p, p2c, rel_index, bias, 1.0 / scale, train ? attention_dropout_ : 0.0);
   const auto context = torch::matmul(probs.to(v.scalar_type()), v);  // [B,A,S,D]
   return context.permute({0, 2, 1, 3}).reshape({batch, seq, x.size(-1)});
 }
 
 torch::Tensor DebertaV2LayerImpl::forward(const torch::Tensor& x, const torch::Tensor& bias,
-                                          const torch::Tensor& rel_embeddings, const torch::Tensor& relative_pos) {
+                                          const torch::Tensor& rel_rows, const torch::Tensor& rel_index) {
   const bool train = is_training();
-  const auto a = linear(attention_dense, attention(x, bias, rel_embeddings, relative_pos));
+  const auto a = linear(attention_dense, self_attention(x, bias, rel_rows, rel_index));
   const auto h = attention_norm->forward_dropout_add(a, x, hidden_dropout_, train);
   const auto f = linear(output_dense, activation(linear(intermediate_dense, h), act_));
   return output_norm->forward_dropout_add(f, h, hidden_dropout_, train);

@@ -20,6 +20,9 @@
 // word_embeddings and cls.predictions.bias have padded_vocab_size() rows; the padded rows
 // start at zero, get no gradient and never reach the loss or the HF format.
 // The layers run on the padded batch (no unpadded rows: every query needs its key positions).
+// The relative terms are computed against the relative rows the sequence can read (at S <=
+// position_buckets / 2 the 2S - 1 rows around the middle, not all 2 x position_buckets) and
+// folded into the softmax by kernels::relative_softmax_dropout (docs/PERFORMANCE.md, "DeBERTa-v3").
 #include <torch/torch.h>
 
 #include "mlm/model/bert/mlm_head.h"
@@ -32,6 +35,16 @@ namespace mlm::model {
 /// log-bucketed (make_log_bucket_position) when buckets > 0 and max_position > 0.
 torch::Tensor deberta_relative_positions(int64_t seq, int64_t buckets, int64_t max_position,
                                          const torch::Device& device);
+
+/// The relative-embedding rows S queries and keys read, and which one each pair reads:
+/// transformers' c2p_pos = clamp(relative_pos + span, 0, 2 span - 1) (p2c_pos is its transpose,
+/// the bucketing being odd) is `first` + index[i,j].
+struct RelativeWindow {
+  torch::Tensor index;  // [S,S] int32, on the device
+  int64_t first = 0, width = 0;
+};
+RelativeWindow deberta_relative_window(int64_t seq, int64_t buckets, int64_t max_position, int64_t span,
+                                       const torch::Device& device);
 
 struct DebertaV2EmbeddingsImpl : torch::nn::Module {
   /// `own_tables` false: no word, position or token-type table (a discriminator reads its
@@ -57,21 +70,24 @@ TORCH_MODULE(DebertaV2Embeddings);
 /// LayerNorm (attention.output), the feed-forward block (intermediate, output).
 struct DebertaV2LayerImpl : torch::nn::Module {
   explicit DebertaV2LayerImpl(const config::ModelConfig& config);
-  /// x [B,S,H]; bias: attention_bias_for's (undefined: no padding); rel_embeddings [2 span, H]
-  /// (normed; undefined without relative_attention); relative_pos [S,S] int64.
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& bias, const torch::Tensor& rel_embeddings,
-                        const torch::Tensor& relative_pos);
+  /// x [B,S,H]; bias: attention_bias_for's (undefined: no padding); rel_rows: the window's rows
+  /// of the relative embeddings [W,H] (normed; undefined without relative_attention);
+  /// rel_index: the window's index [S,S] int32.
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& bias, const torch::Tensor& rel_rows,
+                        const torch::Tensor& rel_index);
+  /// attention.self: the context [B,S,H] before attention.output.dense (arguments as forward's).
+  torch::Tensor self_attention(const torch::Tensor& x, const torch::Tensor& bias, const torch::Tensor& rel_rows,
+                               const torch::Tensor& rel_index);
 
   torch::nn::Linear query_proj{nullptr}, key_proj{nullptr}, value_proj{nullptr}, pos_key_proj{nullptr},
       pos_query_proj{nullptr}, attention_dense{nullptr}, intermediate_dense{nullptr}, output_dense{nullptr};
   LayerNorm attention_norm{nullptr}, output_norm{nullptr};
+  /// The scores, softmax and dropout by kernels::relative_softmax_dropout (true) or by the ATen
+  /// composition it replaces (false: mlm-bench --attention times both).
+  bool fused_scores = true;
 
  private:
-  /// The context [B,S,H] before attention.output.dense.
-  torch::Tensor attention(const torch::Tensor& x, const torch::Tensor& bias, const torch::Tensor& rel_embeddings,
-                          const torch::Tensor& relative_pos);
-
-  int64_t heads_, span_;
+  int64_t heads_;
   bool c2p_, p2c_, share_att_key_, relative_attention_;
   double scale_factor_;
   config::Activation act_;
@@ -90,6 +106,9 @@ struct DebertaV2ModelImpl : torch::nn::Module {
                         const torch::Tensor& attention_mask, const torch::Tensor& bias);
   /// The layers on embeddings already made ([B,S,H], embeddings->normalize's).
   torch::Tensor encode(const torch::Tensor& embedded, const torch::Tensor& bias);
+  /// The relative rows (normed) and window the layers read at `seq` positions (undefined rows
+  /// without relative_attention).
+  std::pair<torch::Tensor, RelativeWindow> relative_rows(int64_t seq, const torch::Device& device);
 
   DebertaV2Embeddings embeddings{nullptr};
   torch::nn::ModuleList layers{nullptr};          // "encoder.layer"
@@ -98,7 +117,7 @@ struct DebertaV2ModelImpl : torch::nn::Module {
   bool checkpoint_layers = false;                 // model.activation_checkpointing
 
  private:
-  int64_t buckets_, max_relative_;
+  int64_t buckets_, max_relative_, span_;
 };
 TORCH_MODULE(DebertaV2Model);
 
