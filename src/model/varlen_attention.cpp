@@ -70,7 +70,8 @@ torch::Tensor varlen_attention_reference(const torch::Tensor& q, const torch::Te
 
 bool varlen_attention_supported(const torch::Tensor& q, int64_t half_window, double p) {
 #if MLM_WITH_CUDA
-  if (!q.is_cuda() || q.dim() != 3 || q.size(0) == 0) return false;
+  // Head widths of a multiple of 8: what both kernels take without SDPA's padding of the heads.
+  if (!q.is_cuda() || q.dim() != 3 || q.size(0) == 0 || q.size(2) % 8 != 0) return false;
   if (flash_takes(q, p)) return true;
   // The memory-efficient kernel's window is causal only: no symmetric band.
   return half_window < 0 && sdp::can_use_mem_efficient_attention(probe(q, p), /*debug=*/false);

@@ -35,10 +35,10 @@ inline constexpr int64_t kNoWindow = -1;
 torch::Tensor varlen_attention_reference(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                          const VarlenSegments& segments, int64_t half_window, double p);
 
-/// Whether varlen_attention() takes these rows: a CUDA build, q on a CUDA device, and a fused
-/// kernel that accepts q's dtype and head width with this window and dropout (FlashAttention
-/// for fp16 / bf16 on sm80 and later; else the memory-efficient kernel, which has no
-/// symmetric window), as ATen's own SDPA checks decide (which also honour the
+/// Whether varlen_attention() takes these rows: a CUDA build, q on a CUDA device, heads a
+/// multiple of 8 wide, and a fused kernel that accepts q's dtype with this window and dropout
+/// (FlashAttention for fp16 / bf16 on sm80 and later; else the memory-efficient kernel, which
+/// has no symmetric window), as ATen's own SDPA checks decide (which also honour the
 /// torch.backends.cuda.enable_*_sdp switches).
 bool varlen_attention_supported(const torch::Tensor& q, int64_t half_window, double p);
 
