@@ -5,6 +5,7 @@
 
 #include "mlm/model/kernels/attention_dropout.h"
 #include "mlm/model/kernels/dropout_add_layer_norm.h"
+#include "mlm/model/varlen_attention.h"
 
 #include <algorithm>
 #include <limits>
@@ -77,12 +78,8 @@ QkvHeads project_qkv(const torch::nn::Linear& qkv, const torch::Tensor& queries,
   const auto& w = qkv->weight;
   const auto& b = qkv->bias;
   const int64_t hidden = x.size(-1), head_dim = hidden / heads;
-  if (queries.is_same(x)) {
-    // [B,S,3H] (the real tokens' [T,3H] scattered back) -> [3,B,A,S,D].
-    const auto fused = layout.pad(at::linear(x, w, b));
-    auto parts = fused.view({fused.size(0), fused.size(1), 3, heads, head_dim}).permute({2, 0, 3, 1, 4});
-    return {parts[0], parts[1], parts[2]};
-  }
+  // [B,S,3H] (the real tokens' [T,3H] scattered back) -> [3,B,A,S,D].
+  if (queries.is_same(x)) return qkv_heads(layout.pad(at::linear(x, w, b)), heads);
   TORCH_CHECK(!layout.unpadded(), "project_qkv: queries apart from x take padded [B,S,H] inputs");
   const int64_t batch = x.size(0), seq = x.size(1), rows = queries.size(1);
   // Rows 0..H of the fused matrix are the query, H..3H key and value.
@@ -96,6 +93,38 @@ QkvHeads project_qkv(const torch::nn::Linear& qkv, const torch::Tensor& queries,
                 .view({batch, seq, 2, heads, head_dim})
                 .permute({2, 0, 3, 1, 4});
   return {q, kv[0], kv[1]};
+}
+
+QkvHeads qkv_heads(const torch::Tensor& fused, int64_t heads) {
+  TORCH_CHECK(fused.dim() == 3 && fused.size(2) % (3 * heads) == 0, "qkv_heads: [B,S,3H] with H divisible by ",
+              heads, " heads, got ", fused.sizes());
+  const auto parts =
+      fused.view({fused.size(0), fused.size(1), 3, heads, fused.size(2) / (3 * heads)}).permute({2, 0, 3, 1, 4});
+  return {parts[0], parts[1], parts[2]};
+}
+
+QkvHeads qkv_rows(const torch::Tensor& fused, int64_t heads) {
+  TORCH_CHECK(fused.dim() == 2 && fused.size(1) % (3 * heads) == 0, "qkv_rows: [T,3H] with H divisible by ", heads,
+              " heads, got ", fused.sizes());
+  const auto parts = fused.view({fused.size(0), 3, heads, fused.size(1) / (3 * heads)});
+  return {parts.select(1, 0), parts.select(1, 1), parts.select(1, 2)};
+}
+
+torch::Tensor self_attention(const torch::nn::Linear& qkv, const torch::Tensor& x, int64_t heads,
+                             const torch::Tensor& bias, const TokenLayout& layout, double dropout) {
+  const int64_t hidden = x.size(-1);
+  const auto fused = at::linear(x, qkv->weight, qkv->bias);
+  if (layout.unpadded()) {
+    const auto rows = qkv_rows(fused, heads);
+    if (varlen_attention_supported(rows.q, kNoWindow, dropout)) {
+      return varlen_attention(rows.q, rows.k, rows.v, layout.segments(), kNoWindow, dropout).reshape({-1, hidden});
+    }
+  }
+  const auto h = qkv_heads(layout.pad(fused), heads);
+  // The fused kernel (flash / memory-efficient / math, chosen by LibTorch for the device);
+  // padding (and documents kept apart) enters as the additive bias.
+  const auto context = biased_attention(h.q, h.k, h.v, bias, dropout);  // [B,A,S,D]
+  return layout.unpad(context.permute({0, 2, 1, 3}).reshape({context.size(0), context.size(2), hidden}));
 }
 
 torch::Tensor biased_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,

@@ -64,20 +64,29 @@ torch::Tensor attention_bias_for(const MlmInputs& in, const config::ModelConfig&
   return mask.defined() ? attention_bias_from_mask(mask) : torch::Tensor();
 }
 
-SelectedPositions SelectedPositions::from_flat(const torch::Tensor& flat, int64_t batch,
-                                              int64_t seq) {
+TokenLayout token_layout_for(const MlmInputs& in, const config::ModelConfig& config) {
+  const bool documents = !config.attend_across_documents && in.document_ids.defined();
+  return TokenLayout::of(in.attention_mask, in.has_padding, documents ? in.document_ids : torch::Tensor(),
+                         in.layout_counts);
+}
+
+SelectedPositions SelectedPositions::from_flat(const torch::Tensor& flat, int64_t batch, int64_t seq,
+                                              int64_t known_width) {
   // flat = b*S + s, ascending: a position's slot j within its row is its index minus the
   // number of positions in earlier rows.
   const auto row = flat.div(seq, /*rounding_mode=*/"floor");
   const auto column = flat - row * seq;
-  const auto counts = torch::bincount(row, /*weights=*/{}, batch);
-  const int64_t width = std::max<int64_t>(1, counts.max().item<int64_t>());
+  // index_add, not bincount: CUDA's bincount reads the largest index back to size its output.
+  const auto counts = torch::zeros({batch}, flat.options()).index_add_(0, row, torch::ones_like(row));
+  // The width shapes the gather: the caller's when it knows it, else one read of the device.
+  const int64_t width = std::max<int64_t>(1, known_width >= 0 ? known_width : counts.max().item<int64_t>());
   const auto first = counts.cumsum(0) - counts;
-  const auto slot = torch::arange(flat.numel(), flat.options()) - first.index_select(0, row);
+  const auto slot = torch::arange(flat.numel(), flat.options()) - first.gather(0, row);
   SelectedPositions out;
-  out.positions = torch::zeros({batch, width}, flat.options());
-  out.positions.index_put_({row, slot}, column);
   out.rows = row * width + slot;
+  // Structured ops only (gather, scatter): they run on meta tensors, the test that no host
+  // read hides here (tests/train/step_host_reads_test.cpp).
+  out.positions = torch::zeros({batch * width}, flat.options()).scatter_(0, out.rows, column).view({batch, width});
   return out;
 }
 

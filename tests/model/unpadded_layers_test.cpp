@@ -36,8 +36,8 @@ TEST(TokenLayout, RoundsTheRowsUpWithTheFirstPaddingPositions) {
   const auto mask = torch::tensor({1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0}, torch::kLong).view({3, 4});
   const auto layout = TokenLayout::of(mask, true, 0.05, /*row_multiple=*/4);  // 7 tokens -> 8 rows
   const auto x = torch::arange(12, torch::kFloat32).view({3, 4, 1});
-  expect_tensor_near(layout.unpad(x).flatten(), torch::tensor({0, 1, 2, 3, 4, 5, 6, 8}, torch::kFloat32), 0,
-                     "the tokens and position 6");
+  expect_tensor_near(layout.unpad(x).flatten(), torch::tensor({0, 1, 2, 3, 4, 5, 8, 6}, torch::kFloat32), 0,
+                     "the tokens, then position 6");
   auto kept = x.clone().flatten();
   kept.index_fill_(0, torch::tensor({7, 9, 10, 11}), 0);
   expect_tensor_near(layout.pad(layout.unpad(x)).flatten(), kept, 0, "zeros where no row was kept");

@@ -12,6 +12,7 @@
 #include "mlm/masking/batch_stream.h"
 #include "mlm/train/run/bootstrap.h"
 #include "mlm/train/run/trainer.h"
+#include "padded_batches.h"
 #include "tools/poison_gradient.h"
 #include "train_test_util.h"
 
@@ -134,6 +135,54 @@ TEST(CudaStepReads, TheUpdateNeverWaitsForTheDevice) {
   for (const auto& s : read) {
     EXPECT_EQ(s.skipped, s.step == 2) << "step " << s.step;
     if (!s.skipped) EXPECT_TRUE(std::isfinite(s.loss) && std::isfinite(s.grad_norm)) << "step " << s.step;
+  }
+#endif
+}
+
+TEST(CudaStepReads, TheForwardAndBackwardNeverWaitForTheDevice) {
+  // The whole step on padded batches (the layers on unpadded rows, variable-length attention,
+  // the sparse head) under CUDA's sync debug mode: the pinned, non-blocking upload, the layout
+  // sized by the host's counts, the loss sums kept on the device.
+  MLM_SKIP_WITHOUT_CUDA_DEVICES(1);
+#ifdef MLM_WITH_CUDA
+  struct Case {
+    std::string architecture, precision;
+    bool documents;
+  };
+  for (const auto& c : {Case{"bert", "bf16", false}, Case{"bert", "fp32", false}, Case{"bert", "fp16", true},
+                        Case{"modernbert", "bf16", false}, Case{"modernbert", "bf16", true},
+                        Case{"modernbert", "fp32", false}}) {
+    SCOPED_TRACE(c.architecture + ", " + c.precision + (c.documents ? ", documents" : ""));
+    std::vector<std::string> settings{"train.device=cuda", "train.precision=" + c.precision,
+                                      "model.architecture=" + c.architecture, "train.grad_accum_steps=2"};
+    if (c.architecture == "modernbert") settings.push_back("model.local_attention=16");
+    if (c.documents) settings.insert(settings.end(), {"model.attend_across_documents=false", "data.cross_documents=true"});
+    const auto config = tiny_config(fresh_dir("cuda_no_sync_step_" + c.architecture), settings);
+    const auto process = bootstrap(config, Launch::single_process);
+    const auto tokenizer = open_tokenizer(config, *process.comm);
+    auto model = build_model(config, tokenizer.vocab(), process.device);
+    TrainingStep training(model, config, process.comm, process.compute_dtype);
+    const int64_t vocab = tokenizer.vocab().size;
+    auto batches = [&] {
+      return StepBatches({testing::padded_batch({64, 40, 20, 64, 10, 33, 50, 7}, 64, vocab, c.documents),
+                          testing::padded_batch({12, 64, 30, 5, 64, 41, 22, 9}, 64, vocab, c.documents)});
+    };
+    std::vector<DeviceStepStats> steps;
+    steps.push_back(training.run(1, 1e-3, batches()));  // the first step allocates what the next reuse
+    torch::cuda::synchronize();
+    c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_ERROR);
+    try {
+      steps.push_back(training.run(2, 1e-3, batches()));
+    } catch (...) {
+      c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_DISABLED);
+      throw;
+    }
+    c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_DISABLED);
+    for (const auto& s : read_steps(steps)) {
+      if (c.precision == "fp16") continue;  // its first loss scale may overflow: a skipped step
+      EXPECT_FALSE(s.skipped) << "step " << s.step;
+      EXPECT_TRUE(std::isfinite(s.loss)) << "step " << s.step;
+    }
   }
 #endif
 }

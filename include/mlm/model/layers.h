@@ -73,6 +73,21 @@ struct QkvHeads {
 QkvHeads project_qkv(const torch::nn::Linear& qkv, const torch::Tensor& queries, const torch::Tensor& x,
                      int64_t heads, const TokenLayout& layout = {});
 
+/// The heads of a fused projection's output, rows query, key, value: [B,S,3H] -> [B,A,S,D]
+/// each (qkv_heads), or rows [T,3H] -> [T,A,D] each, views of it (qkv_rows: the layout of
+/// variable-length attention).
+QkvHeads qkv_heads(const torch::Tensor& fused, int64_t heads);
+QkvHeads qkv_rows(const torch::Tensor& fused, int64_t heads);
+
+/// Self-attention of x through the fused projection `qkv`, before the output projection:
+/// [..., H] laid out as x ([B,S,H], or the [T,H] rows of an unpadded `layout`). On CUDA, rows
+/// whose dtype and head width a fused variable-length kernel takes attend within the layout's
+/// segments, padding and documents included (varlen_attention.h; `bias` is not read).
+/// Otherwise the heads are scattered back to [B,A,S,D] and attend under `bias`
+/// (biased_attention): the CPU's path, and the padded batch's.
+torch::Tensor self_attention(const torch::nn::Linear& qkv, const torch::Tensor& x, int64_t heads,
+                             const torch::Tensor& bias, const TokenLayout& layout, double dropout);
+
 /// Attention of [B,A,R,D] heads under an additive bias (undefined: none) with dropout on the
 /// probabilities: SDPA, or on the CPU with dropout the fused kernel of
 /// kernels/attention_dropout.h (SDPA would take its unfused math path): [B,A,R,D].

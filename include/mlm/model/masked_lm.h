@@ -14,6 +14,7 @@
 
 #include "mlm/config/sections/model.h"
 #include "mlm/model/tensor_dict.h"
+#include "mlm/model/token_layout.h"
 
 namespace mlm::model {
 
@@ -32,6 +33,10 @@ struct MlmInputs {               // tensors on the model's device
                                    //   masked positions (tests); undefined = Gumbel-max draws
   std::optional<uint64_t> sample_seed;  // rtd: the draws' seed (evaluation); none = the
                                         //   default generator's next (training)
+  // What the host counted in the batch before uploading it (to_bert_inputs), so that the
+  // model sizes its gathers without reading the device; -1 / unknown: read there.
+  LayoutCounts layout_counts;           // real tokens, document runs (TokenLayout::of)
+  int64_t max_selected_in_row = -1;     // the most masked_positions any row has
 };
 
 struct MlmOutput {
@@ -134,8 +139,15 @@ torch::Tensor attention_bias_for(const MlmInputs& inputs, const config::ModelCon
 /// index of each selected position in the flattened [B*R] result.
 struct SelectedPositions {
   torch::Tensor positions, rows;
-  static SelectedPositions from_flat(const torch::Tensor& flat, int64_t batch, int64_t seq);
+  /// `known_width`: R when the caller knows it (MlmInputs::max_selected_in_row), else read from the
+  /// device.
+  static SelectedPositions from_flat(const torch::Tensor& flat, int64_t batch, int64_t seq, int64_t known_width = -1);
 };
+
+/// The rows the layers of `inputs` run on (TokenLayout::of): its real tokens when unpadding
+/// pays, in segments of its documents when config.attend_across_documents is false, sized by
+/// inputs.layout_counts.
+TokenLayout token_layout_for(const MlmInputs& inputs, const config::ModelConfig& config);
 
 /// Number of distinct parameter tensors' elements (each shared tensor counted once).
 int64_t count_parameters(torch::nn::Module& module);

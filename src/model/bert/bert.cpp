@@ -78,7 +78,7 @@ MlmOutput BertForPreTrainingImpl::forward(const MlmInputs& in, bool return_logit
   check_inputs(in);
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
   const auto bias = attention_bias_for(in, config_);  // once per batch, for every layer
-  const auto layout = TokenLayout::of(in.attention_mask, in.has_padding);
+  const auto layout = token_layout_for(in, config_);
 
   torch::Tensor logits;  // [M, padded_vocab]
   torch::Tensor hidden;  // [B,S,H], unless the sparse path below never forms it
@@ -86,7 +86,7 @@ MlmOutput BertForPreTrainingImpl::forward(const MlmInputs& in, bool return_logit
     // Only the selected positions are scored and nothing reads the other positions' last
     // hidden states, so the last layer runs its queries and feed-forward block on the
     // selected positions only, and the head (H*V per position) too.
-    const auto selected = SelectedPositions::from_flat(in.masked_positions, batch, seq);
+    const auto selected = SelectedPositions::from_flat(in.masked_positions, batch, seq, in.max_selected_in_row);
     const auto at = bert->forward_at(in.input_ids, in.token_type_ids, bias, selected.positions, layout);
     const auto rows = at.reshape({-1, at.size(2)}).index_select(0, selected.rows);
     logits = predictions->forward(rows, word_embeddings());
@@ -111,7 +111,7 @@ MlmOutput BertForPreTrainingImpl::forward(const MlmInputs& in, bool return_logit
 
 torch::Tensor BertForPreTrainingImpl::last_hidden_states(const MlmInputs& in) {
   return bert->forward(in.input_ids, in.token_type_ids, attention_bias_for(in, config_),
-                       TokenLayout::of(in.attention_mask, in.has_padding));
+                       token_layout_for(in, config_));
 }
 
 TensorDict BertForPreTrainingImpl::hf_state_dict() { return to_hf_state_dict(*this); }

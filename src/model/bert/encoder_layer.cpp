@@ -34,8 +34,10 @@ BertLayerImpl::BertLayerImpl(const config::ModelConfig& c)
 
 torch::Tensor BertLayerImpl::self_attention(const torch::Tensor& queries, const torch::Tensor& x,
                                             const torch::Tensor& attention_bias, const TokenLayout& layout) {
-  const auto heads = project_qkv(qkv, queries, x, heads_, layout);
   const double p = is_training() ? attention_dropout_ : 0.0;
+  // Every position's queries: the rows attend as they are where they can (layers.h).
+  if (queries.is_same(x)) return model::self_attention(qkv, x, heads_, attention_bias, layout, p);
+  const auto heads = project_qkv(qkv, queries, x, heads_, layout);
   // The fused kernel (flash / memory-efficient / math, chosen by LibTorch for the device);
   // padding (and documents kept apart) enters as the additive bias.
   const auto context = biased_attention(heads.q, heads.k, heads.v, attention_bias, p);  // [B,A,R,D]

@@ -69,7 +69,7 @@ torch::Tensor ElectraForMaskedLMImpl::selected_logits(const MlmInputs& in, const
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
   torch::Tensor rows;  // [M, H]
   if (config_.sparse_head && in.masked_positions.numel() > 0) {
-    const auto selected = SelectedPositions::from_flat(in.masked_positions, batch, seq);
+    const auto selected = SelectedPositions::from_flat(in.masked_positions, batch, seq, in.max_selected_in_row);
     const auto at = body(embedded, bias, layout, selected.positions);
     rows = at.reshape({-1, at.size(2)}).index_select(0, selected.rows);
   } else {
@@ -82,14 +82,14 @@ torch::Tensor ElectraForMaskedLMImpl::selected_logits(const MlmInputs& in, const
 MlmOutput ElectraForMaskedLMImpl::forward(const MlmInputs& in, bool return_logits) {
   check_inputs(in);
   const auto bias = attention_bias_for(in, config_);
-  const auto layout = TokenLayout::of(in.attention_mask, in.has_padding);
+  const auto layout = token_layout_for(in, config_);
   const auto logits = selected_logits(in, embeddings(in.input_ids, in.token_type_ids), bias, layout);
   return score(logits, in.masked_labels, return_logits);
 }
 
 torch::Tensor ElectraForMaskedLMImpl::last_hidden_states(const MlmInputs& in) {
   return body(embeddings(in.input_ids, in.token_type_ids), attention_bias_for(in, config_),
-              TokenLayout::of(in.attention_mask, in.has_padding));
+              token_layout_for(in, config_));
 }
 
 // ---- the discriminator and the pair -----------------------------------------------------------
@@ -140,7 +140,7 @@ torch::Tensor ElectraForPreTrainingImpl::discriminator_embeddings(const torch::T
 MlmOutput ElectraForPreTrainingImpl::forward(const MlmInputs& in, bool return_logits) {
   check_inputs(in);
   const auto bias = attention_bias_for(in, config_);  // once per batch, for both networks
-  const auto layout = TokenLayout::of(in.attention_mask, in.has_padding);
+  const auto layout = token_layout_for(in, config_);
 
   const auto generator_logits =
       generator->selected_logits(in, generator->embeddings(in.input_ids, in.token_type_ids), bias, layout);
@@ -166,7 +166,7 @@ MlmOutput ElectraForPreTrainingImpl::forward(const MlmInputs& in, bool return_lo
 
 torch::Tensor ElectraForPreTrainingImpl::last_hidden_states(const MlmInputs& in) {
   return discriminator(discriminator_embeddings(in.input_ids, in.token_type_ids), attention_bias_for(in, config_),
-                       TokenLayout::of(in.attention_mask, in.has_padding));
+                       token_layout_for(in, config_));
 }
 
 }  // namespace mlm::model

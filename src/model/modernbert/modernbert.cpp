@@ -141,7 +141,7 @@ torch::Tensor ModernBertForMaskedLMImpl::logits(const torch::Tensor& hidden) {
 ModernBertMasks ModernBertForMaskedLMImpl::masks_for(const MlmInputs& in, bool last_layer_sparse) const {
   ModernBertMasks masks;
   masks.global = attention_bias_for(in, config_);
-  masks.tokens = TokenLayout::of(in.attention_mask, in.has_padding);
+  masks.tokens = token_layout_for(in, config_);
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1), half = config_.local_attention / 2;
   if (seq - 1 <= half) return masks;  // the window spans the sequence: local = global
   const auto device = in.input_ids.device();
@@ -177,7 +177,7 @@ MlmOutput ModernBertForMaskedLMImpl::forward(const MlmInputs& in, bool return_lo
   if (sparse) {
     // Only the selected positions are scored: the last layer's queries and feed-forward block
     // and the head run on them alone.
-    const auto selected = SelectedPositions::from_flat(in.masked_positions, batch, seq);
+    const auto selected = SelectedPositions::from_flat(in.masked_positions, batch, seq, in.max_selected_in_row);
     const auto at = model->forward_at(in.input_ids, masks, selected.positions);
     scores = logits(at.reshape({-1, at.size(2)}).index_select(0, selected.rows));
   } else {

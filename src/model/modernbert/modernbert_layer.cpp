@@ -2,6 +2,7 @@
 
 #include "mlm/model/kernels/dropout.h"
 #include "mlm/model/kernels/geglu.h"
+#include "mlm/model/varlen_attention.h"
 
 namespace mlm::model {
 
@@ -9,7 +10,8 @@ ModernBertLayerImpl::ModernBertLayerImpl(const config::ModelConfig& c, int64_t i
     : heads_(c.num_attention_heads),
       act_(c.hidden_act),
       attention_dropout_(c.attention_probs_dropout_prob),
-      mlp_dropout_(c.mlp_dropout) {
+      mlp_dropout_(c.mlp_dropout),
+      half_window_(index % c.global_attn_every_n_layers == 0 ? kNoWindow : c.local_attention / 2) {
   namespace nn = torch::nn;
   const int64_t h = c.hidden_size;
   if (index > 0) attn_norm = register_module("attn_norm", LayerNorm(h, c.layer_norm_eps, c.norm_bias));
@@ -26,16 +28,41 @@ torch::Tensor ModernBertLayerImpl::attention(const torch::Tensor& queries, const
                                              const torch::Tensor& bias, const RotaryTable& query_rotary,
                                              const RotaryTable& rotary, const BandedWindow* banded,
                                              const TokenLayout& layout) {
-  auto [q, k, v] = project_qkv(Wqkv, queries, x, heads_, layout);
-  q = apply_rotary(q, query_rotary);
-  k = apply_rotary(k, rotary);
   const bool train = is_training();
   const double p = train ? attention_dropout_ : 0.0;
-  auto context = banded ? banded_attention(q, k, v, *banded, p) : biased_attention(q, k, v, bias, p);
-  const int64_t batch = context.size(0), rows = context.size(2);
-  context = layout.unpad(context.permute({0, 2, 1, 3}).reshape({batch, rows, x.size(-1)}));
+  torch::Tensor context;
+  if (queries.is_same(x) && layout.unpadded()) {
+    // The rows as they are, where a fused variable-length kernel takes them (varlen_attention.h):
+    // the segments hold padding and documents apart, the window is the kernel's own band.
+    const auto fused = at::linear(x, Wqkv->weight, Wqkv->bias);
+    const auto rows = qkv_rows(fused, heads_);
+    if (varlen_attention_supported(rows.q, half_window_, p)) {
+      if (half_window_ != kNoWindow) layout.check_tokens_contiguous();
+      const auto table = rotary.at(layout.positions().unsqueeze(0));  // [1,T,D]: queries are x's rows too
+      auto rotate = [&](const torch::Tensor& t) {  // [T,A,D] as [1,A,T,D] and back
+        return apply_rotary(t.transpose(0, 1).unsqueeze(0), table).squeeze(0).transpose(0, 1);
+      };
+      context = varlen_attention(rotate(rows.q), rotate(rows.k), rows.v, layout.segments(), half_window_, p)
+                    .reshape({-1, x.size(-1)});
+    } else {
+      context = padded_attention(qkv_heads(layout.pad(fused), heads_), bias, query_rotary, rotary, banded, p, layout);
+    }
+  } else {
+    context = padded_attention(project_qkv(Wqkv, queries, x, heads_, layout), bias, query_rotary, rotary, banded, p,
+                               layout);
+  }
   // transformers applies attention_dropout a second time, to the output projection.
   return kernels::dropout(linear(attn_Wo, context), attention_dropout_, train);
+}
+
+torch::Tensor ModernBertLayerImpl::padded_attention(const QkvHeads& heads, const torch::Tensor& bias,
+                                                    const RotaryTable& query_rotary, const RotaryTable& rotary,
+                                                    const BandedWindow* banded, double p, const TokenLayout& layout) {
+  const auto q = apply_rotary(heads.q, query_rotary);
+  const auto k = apply_rotary(heads.k, rotary);
+  auto context = banded ? banded_attention(q, k, heads.v, *banded, p) : biased_attention(q, k, heads.v, bias, p);
+  const int64_t batch = context.size(0), rows = context.size(2);
+  return layout.unpad(context.permute({0, 2, 1, 3}).reshape({batch, rows, context.size(1) * context.size(3)}));
 }
 
 torch::Tensor ModernBertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& attention_bias,

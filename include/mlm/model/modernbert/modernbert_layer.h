@@ -45,12 +45,19 @@ struct ModernBertLayerImpl : torch::nn::Module {
                           const RotaryTable& query_rotary, const RotaryTable& rotary,
                           const BandedWindow* banded = nullptr, const TokenLayout& layout = {});
 
+  /// Attention of padded heads [B,A,R,D] (rotated here) under `bias` or `banded`, as x's
+  /// layout: [B,R,H], or the [T,H] rows of an unpadded `layout`.
+  torch::Tensor padded_attention(const QkvHeads& heads, const torch::Tensor& bias, const RotaryTable& query_rotary,
+                                 const RotaryTable& rotary, const BandedWindow* banded, double p,
+                                 const TokenLayout& layout);
+
   /// h + the GeGLU block of norm(h).
   torch::Tensor feed_forward(const torch::Tensor& h);
 
   int64_t heads_;
   config::Activation act_;
   double attention_dropout_, mlp_dropout_;
+  int64_t half_window_;  // local layers: model.local_attention / 2; global ones: kNoWindow
 };
 TORCH_MODULE(ModernBertLayer);
 
