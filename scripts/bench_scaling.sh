@@ -147,7 +147,7 @@ j = json.loads(sys.argv[1])
 split = f"{j['forward_s']:.2f} / {j['backward_s']:.2f} / {j['optimizer_s']:.2f}"
 busy = j['cpu_s'] / j['step_s'] if j['step_s'] > 0 else 0.0
 note = f"positions raised to {j['seq_len']}" if j['positions_raised'] else ""
-print(f"| {j['threads']} | {j['seq_len']} | {j['batch']} | {j['tokens_per_step']} | {j['tokens_per_s']:.0f} | "
+print(f"| {j['threads']} | {j['seq_len']} | {j['batch']} | {int(j['tokens_per_step'])} | {j['tokens_per_s']:.0f} | "
       f"{split} | {j['mfu']:.2f} | {j['peak_rss_mb'] / 1024:.1f} | {busy:.2f} | {j['warmup']} + {j['steps']} | {note} |")
 PY
 # mlm-bench's JSON with the sweep's own fields added.
@@ -185,39 +185,39 @@ run_point() {
   local what="$name $axis axis, $threads threads, seq $seq, batch $batch"
   if ((dry_run)); then
     printf '%s' "${lock:+flock $lock }"; printf '%q ' "${cmd[@]}"; echo
-    return
+    return 0
   fi
   local skip="" series="$name $axis $threads"
   if [[ $axis == seq && -n ${last_step_s[$series]:-} ]]; then
     local bound
     bound=$(awk -v t="${last_step_s[$series]}" -v a="${last_tokens[$series]}" -v b="$point_tokens" \
                 -v n=$((w + s)) 'BEGIN { printf "%.0f", n * t * b / a }')
-    ((bound > max_s)) && skip="predicted >= $bound s ($((w + s)) steps at the previous point's time per token) > $max_s s"
+    if ((bound > max_s)); then skip="predicted >= $bound s ($((w + s)) steps at the previous point's time per token) > $max_s s"; fi
   fi
   if [[ -z $skip ]]; then
-    [[ -n $lock ]] && flock "$lock_fd"
+    if [[ -n $lock ]]; then flock "$lock_fd"; fi
     local rc=0
     skip=$(run_limited "$tmp/out" "${cmd[@]}") || rc=$?
-    [[ -n $lock ]] && flock -u "$lock_fd"
+    if [[ -n $lock ]]; then flock -u "$lock_fd"; fi
     if ((rc != 0 && rc != 3)); then
       echo "FAILED $what (exit $rc): $(tail -n 1 "$tmp/out.err")" >&2
       rows[$key]+="| $threads | $seq | $batch | $point_tokens | failed (exit $rc) | | | | | | |"$'\n'
       failed=1
-      return
+      return 0
     fi
   fi
   if [[ -n $skip ]]; then
     echo "skipped $what: $skip"
     rows[$key]+="| $threads | $seq | $batch | $point_tokens | skipped: $skip | | | | | | |"$'\n'
-    [[ -n $jsonl ]] && python3 -c 'import json, sys; print(json.dumps(dict(zip(
+    if [[ -n $jsonl ]]; then python3 -c 'import json, sys; print(json.dumps(dict(zip(
         ["model", "axis", "threads", "seq_len", "batch", "skipped"], sys.argv[1:3] + [int(v) for v in sys.argv[3:6]] + sys.argv[6:]))))' \
-        "$name" "$axis" "$threads" "$seq" "$batch" "$skip" >>"$jsonl"
-    return
+        "$name" "$axis" "$threads" "$seq" "$batch" "$skip" >>"$jsonl"; fi
+    return 0
   fi
   local json
   json=$(python3 -c "$tag_py" "$(tail -n 1 "$tmp/out")" "$name" "$config" "$axis" "$raised")
   echo "$json"
-  [[ -n $jsonl ]] && echo "$json" >>"$jsonl"
+  if [[ -n $jsonl ]]; then echo "$json" >>"$jsonl"; fi
   rows[$key]+="$(python3 -c "$row_py" "$json")"$'\n'
   last_step_s[$series]=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["step_s"])' "$json")
   last_tokens[$series]=$point_tokens
