@@ -116,28 +116,34 @@ max_positions() {
   "$bench" --config "$config" --print-config | awk '$1 == "max_position_embeddings:" { print $2; exit }'
 }
 
-# Runs "$@" with stdout in $1, stopping it past max_s seconds or max_rss_kb resident.
-# Prints the reason and returns 3 when it stopped it, else returns the command's status.
+# Runs "$@" with stdout in $1, stopping it past max_s seconds or max_rss_kb resident: then
+# sets `stopped` to the reason and returns 3; else returns the command's status.
+stopped=""
 run_limited() {
   local out=$1; shift
   "$@" >"$out" 2>"$out.err" &
-  local pid=$! start=$SECONDS verdict="" rss
-  while kill -0 "$pid" 2>/dev/null; do
-    rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+  point_pid=$!
+  local start=$SECONDS rss
+  stopped=""
+  while kill -0 "$point_pid" 2>/dev/null; do
+    rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$point_pid/status" 2>/dev/null || true)
     if [[ -n $rss ]] && ((rss > max_rss_kb)); then
-      verdict="resident memory passed $max_rss_gb GB"
+      stopped="resident memory passed $max_rss_gb GB"
     elif ((SECONDS - start >= max_s)); then
-      verdict="ran past $max_s s"
+      stopped="ran past $max_s s"
     fi
-    if [[ -n $verdict ]]; then
-      kill -KILL "$pid" 2>/dev/null || true
-      wait "$pid" 2>/dev/null || true
-      echo "$verdict"
+    if [[ -n $stopped ]]; then
+      kill -KILL "$point_pid" 2>/dev/null || true
+      wait "$point_pid" 2>/dev/null || true
+      point_pid=""
       return 3
     fi
     sleep 0.2
   done
-  wait "$pid"
+  local rc=0
+  wait "$point_pid" || rc=$?
+  point_pid=""
+  return "$rc"
 }
 
 # One Markdown row from a point's JSON (mlm-bench's fields plus positions_raised).
@@ -159,7 +165,8 @@ print(json.dumps(j))
 PY
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+point_pid=""   # the point running now: stopped with the sweep
+trap '[[ -n $point_pid ]] && kill -KILL "$point_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 declare -A rows=()    # "model axis" -> table rows
 declare -A last_step_s=() last_tokens=()
 failed=0
@@ -197,7 +204,8 @@ run_point() {
   if [[ -z $skip ]]; then
     if [[ -n $lock ]]; then flock "$lock_fd"; fi
     local rc=0
-    skip=$(run_limited "$tmp/out" "${cmd[@]}") || rc=$?
+    run_limited "$tmp/out" "${cmd[@]}" || rc=$?
+    skip=$stopped
     if [[ -n $lock ]]; then flock -u "$lock_fd"; fi
     if ((rc != 0 && rc != 3)); then
       echo "FAILED $what (exit $rc): $(tail -n 1 "$tmp/out.err")" >&2
