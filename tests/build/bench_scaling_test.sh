@@ -90,10 +90,11 @@ grep -q '^skipped tiny batch axis, 1 threads, seq 128, batch 2: resident memory 
   { cat "$out/stdout"; fail "a point over the memory limit is not reported as skipped"; }
 echo "ok   a point over the memory limit is stopped and reported"
 
-# The second point costs >= 2 steps x 16384 x the first's time per step: skipped unstarted.
-"$script" --build-dir "$build" --models tiny=configs/tiny.yaml --axes seq --seqs "64 1048576" --tokens 64 \
-  --threads 1 --warmup 1 --steps 1 --max-s 5 >"$out/stdout" 2>&1 ||
+# The second point costs >= 2 steps x 65536 x the first's time per step (>= 60 s when a tiny
+# step takes 0.46 ms or more): skipped unstarted, while the first has 60 s however busy the host.
+"$script" --build-dir "$build" --models tiny=configs/tiny.yaml --axes seq --seqs "64 4194304" --tokens 64 \
+  --threads 1 --warmup 1 --steps 1 --max-s 60 >"$out/stdout" 2>&1 ||
   { cat "$out/stdout"; fail "a predicted skip made the sweep fail"; }
-grep -qE '^skipped tiny seq axis, 1 threads, seq 1048576, batch 1: predicted >= [0-9]+ s' "$out/stdout" ||
+grep -qE '^skipped tiny seq axis, 1 threads, seq 4194304, batch 1: predicted >= [0-9]+ s' "$out/stdout" ||
   { cat "$out/stdout"; fail "a point predicted past --max-s is not skipped with its reason"; }
 echo "ok   a point predicted past --max-s is skipped before it starts"
