@@ -37,8 +37,14 @@ import math
 import sys
 
 
+def fail(message):
+    """One line on stderr and exit 2, the project's code for bad input."""
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("sweep", nargs="+", help="JSON lines from scripts/bench_scaling.sh --jsonl")
     p.add_argument("--points", default="bert-base:128 bert-base:512 modernbert-base:1024 modernbert-base:8192",
@@ -72,14 +78,18 @@ def load_points(paths):
     """(model, seq) -> the first measured line for it."""
     found = {}
     for path in paths:
-        with open(path) as f:
+        try:
+            f = open(path)
+        except OSError as e:
+            fail(f"{path}: {e.strerror}")
+        with f:
             for number, line in enumerate(f, 1):
                 if not line.strip():
                     continue
                 try:
                     j = json.loads(line)
                 except json.JSONDecodeError as e:
-                    sys.exit(f"error: {path}:{number}: not JSON ({e})")
+                    fail(f"{path}:{number}: not JSON ({e})")
                 if "skipped" in j or "tokens_per_s" not in j:
                     continue
                 found.setdefault((j.get("model") or f"{j['layers']}x{j['hidden']}", j["seq_len"]), j)
@@ -116,7 +126,7 @@ def main(argv):
     for model, seq in a.points:
         j = measured.get((model, seq))
         if j is None:
-            sys.exit(f"error: no measured point for {model} at seq {seq} in {' '.join(a.sweep)}")
+            fail(f"no measured point for {model} at seq {seq} in {' '.join(a.sweep)}")
         flops = j["model_gflops_per_s"] * 1e9 / j["tokens_per_s"]
         grad = j["params"] * a.grad_bytes
         rows_v = -(-j["vocab"] // a.pad_vocab_multiple) * a.pad_vocab_multiple
