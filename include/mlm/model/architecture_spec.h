@@ -87,6 +87,14 @@ class ArchitectureSpec {
   /// `mlm_probability` of the tokens under model.sparse_head), 2 per multiply-add.
   virtual double forward_flops_per_token(const config::ModelConfig& config, int64_t seq_len, int64_t vocab,
                                          double mlm_probability) const = 0;
+  /// The width of a layer's feed-forward input product: intermediate_size, or twice that for a
+  /// gated block whose one product gives input and gate (ModernBERT's GeGLU Wi).
+  virtual int64_t feed_forward_in_width(const config::ModelConfig& config) const { return config.intermediate_size; }
+  /// Whether a layer projects queries, keys and values as three products (DeBERTa) rather than
+  /// one fused [H, 3H] product.
+  virtual bool separate_qkv_products() const { return false; }
+  /// Whether self-attention is DeBERTa's disentangled kind (what `mlm-bench --attention` times).
+  virtual bool disentangled_attention() const { return false; }
   /// The fp32 parameters a model of `config`'s shape holds with `vocab_rows` embedding rows,
   /// in double (a file's dimensions may overflow int64); within a few percent (biases and
   /// norms aside), for refusing a shape the machine's memory cannot hold.

@@ -140,6 +140,9 @@ class DebertaV2Spec : public ArchitectureSpec {
     const auto g = generator_config(c);
     return forward_flops_per_token(g, seq_len, vocab, mlm_probability) + layers + 2 * (H * H + H);
   }
+  bool separate_qkv_products() const override { return true; }
+  bool disentangled_attention() const override { return true; }
+
   double estimated_parameters(const config::ModelConfig& c, double vocab_rows) const override {
     const double h = static_cast<double>(c.hidden_size), e = static_cast<double>(config::electra_embedding_size(c));
     double embeddings = vocab_rows * e + static_cast<double>(c.type_vocab_size) * e;

@@ -45,6 +45,8 @@ class ModernBertSpec : public ArchitectureSpec {
   }
 
   // Rotary positions (no position table); the gated Wi is twice as tall.
+  int64_t feed_forward_in_width(const config::ModelConfig& c) const override { return 2 * c.intermediate_size; }
+
   double estimated_parameters(const config::ModelConfig& c, double vocab_rows) const override {
     const double hidden = static_cast<double>(c.hidden_size);
     const double layer = 4 * hidden * hidden + 3 * hidden * static_cast<double>(c.intermediate_size);

@@ -2,6 +2,7 @@
 
 #include <torch/cuda.h>
 
+#include "mlm/model/architectures.h"
 #include "mlm/model/deberta/deberta.h"
 #include "mlm/train/loop/autocast.h"
 #include "mlm/train/run/bootstrap.h"
@@ -23,7 +24,7 @@ void wait_for(const torch::Device& device) {
 }  // namespace
 
 AttentionBenchResult run_attention_benchmark(const config::RunConfig& config, const BenchOptions& options) {
-  if (config.model.architecture != config::Architecture::deberta_v2) {
+  if (!model::architecture_spec(config.model.architecture).disentangled_attention()) {
     throw ConfigError("mlm-bench --attention times DeBERTa's disentangled self-attention; set "
                       "model.architecture: deberta_v2",
                       "model.architecture");

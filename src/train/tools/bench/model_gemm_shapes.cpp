@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mlm/model/architectures.h"
+
 namespace mlm::train::bench {
 
 double GemmShape::step_flops() const {
@@ -26,14 +28,15 @@ std::vector<GemmShape> model_gemm_shapes(const config::RunConfig& config, int64_
   // Embeddings narrower than the layers (ELECTRA, DeBERTa's embedding_size): each network
   // projects them up, and the MLM head's transform brings the hidden states back down to E.
   const int64_t factorized = config::factorized_embedding_size(model);
-  const bool gated = model.architecture == config::Architecture::modernbert;          // GeGLU Wi
-  const bool split_qkv = model.architecture == config::Architecture::deberta_v2;     // q, k, v apart
+  const auto& spec = model::architecture_spec(model.architecture);
+  const bool split_qkv = spec.separate_qkv_products();  // DeBERTa: q, k, v apart
 
   std::vector<GemmShape> shapes;
   const auto add = [&](const std::string& name, int64_t m, int64_t k, int64_t n, int64_t count) {
     if (count > 0) shapes.push_back({name, m, k, n, count * micro_batches});
   };
-  const auto network = [&](const std::string& prefix, int64_t hidden, int64_t layers, int64_t intermediate) {
+  const auto network = [&](const std::string& prefix, const config::ModelConfig& shape) {
+    const int64_t hidden = shape.hidden_size, layers = shape.num_hidden_layers, intermediate = shape.intermediate_size;
     if (factorized > 0 && factorized != hidden) add(prefix + "embedding_projection", tokens, factorized, hidden, 1);
     if (split_qkv) {
       add(prefix + "q_k_v", tokens, hidden, hidden, 3 * layers);
@@ -41,7 +44,7 @@ std::vector<GemmShape> model_gemm_shapes(const config::RunConfig& config, int64_
       add(prefix + "qkv", tokens, hidden, 3 * hidden, layers);
     }
     add(prefix + "attention_out", tokens, hidden, hidden, layers);
-    add(prefix + "ffn_in", tokens, hidden, (gated ? 2 : 1) * intermediate, layers);
+    add(prefix + "ffn_in", tokens, hidden, spec.feed_forward_in_width(shape), layers);  // GeGLU: 2I
     add(prefix + "ffn_out", tokens, intermediate, hidden, layers);
   };
   const auto mlm_head = [&](const std::string& prefix, int64_t hidden) {
@@ -52,12 +55,16 @@ std::vector<GemmShape> model_gemm_shapes(const config::RunConfig& config, int64_
 
   if (model.objective == config::Objective::rtd) {
     const auto g = config::generator_shape(model);
-    network("generator.", g.hidden_size, g.num_hidden_layers, g.intermediate_size);
+    auto generator = model;  // the discriminator's config at the generator's shape
+    generator.hidden_size = g.hidden_size;
+    generator.num_hidden_layers = g.num_hidden_layers;
+    generator.intermediate_size = g.intermediate_size;
+    network("generator.", generator);
     mlm_head("generator.", g.hidden_size);
-    network("", model.hidden_size, model.num_hidden_layers, model.intermediate_size);
+    network("", model);
     add("rtd_head", tokens, model.hidden_size, model.hidden_size, 1);  // then H -> 1
   } else {
-    network("", model.hidden_size, model.num_hidden_layers, model.intermediate_size);
+    network("", model);
     mlm_head("", model.hidden_size);
   }
   return shapes;
