@@ -87,7 +87,8 @@ void reference_script(const TempDir& dir, const std::string& script, const std::
 }
 
 nlohmann::json finetune(const TempDir& dir, const fs::path& model, const fs::path& task, const fs::path& output = {}) {
-  std::vector<std::string> args = {"--model", model.string(), "--task", task.string(), "--json"};
+  // fp32 as the references compute (auto would autocast to bf16 on an AVX512-BF16 host).
+  std::vector<std::string> args = {"--model", model.string(), "--task", task.string(), "--json", "--precision", "fp32"};
   if (!output.empty()) args.insert(args.end(), {"--output", output.string()});
   const CliRun run = run_tool("mlm-finetune", dir, args, false);
   EXPECT_EQ(run.exit_code, 0) << run.err;
