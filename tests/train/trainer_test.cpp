@@ -4,6 +4,7 @@
 #include "mlm/train/run/trainer.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <algorithm>
@@ -191,7 +192,9 @@ TEST(Trainer, TooManyNonFiniteStepsInARowStopTheRun) {
 class TrainerCheckpoints : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = fresh_dir("checkpoints");
+    // ctest runs every test of the suite in a process of its own, two at a time: each trains
+    // its own run (one shared directory was emptied by the other process mid-test).
+    dir_ = fresh_dir("checkpoints-" + std::to_string(::getpid()));
     sets_ = {"train.max_steps=4", "checkpoint.every_steps=2", "checkpoint.keep_last=0",
              "eval.every_steps=0", "eval.max_batches=2"};
     Trainer trainer(tiny_config(dir_, sets_));
