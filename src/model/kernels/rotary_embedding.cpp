@@ -38,7 +38,7 @@ torch::Tensor rotate_rows(const torch::Tensor& x, const torch::Tensor& cos, cons
                           torch::ScalarType dtype, RowFn row) {
   const int64_t batch = x.size(0), heads = x.size(1), seq = x.size(2), dim = x.size(3);
   const bool per_sequence = cos.dim() == 3;
-  const auto [stride_b, stride_a, stride_s] = std::tuple{x.stride(0), x.stride(1), x.stride(2)};
+  const int64_t stride_b = x.stride(0), stride_a = x.stride(1), stride_s = x.stride(2);
   auto out = torch::empty({batch, seq, heads, dim}, x.options().dtype(dtype));
   const float* c = cos.data_ptr<float>();
   const float* s = sin.data_ptr<float>();
