@@ -10,20 +10,6 @@
 
 namespace mlm::model::kernels {
 
-// One row of head width 2·half: y = x * cos + rotate_half(x) * sin, and its transpose for the
-// gradient (g * cos + rotate_half^T(g * sin)). External symbols for target_clones' ifunc.
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void rotary_row(const float* x, const float* cos, const float* sin, float* y, int64_t half) {
-  for (int64_t j = 0; j < half; ++j) y[j] = x[j] * cos[j] - x[j + half] * sin[j];
-  for (int64_t j = 0; j < half; ++j) y[j + half] = x[j + half] * cos[j + half] + x[j] * sin[j + half];
-}
-
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void rotary_row_backward(const float* g, const float* cos, const float* sin, float* dx, int64_t half) {
-  for (int64_t j = 0; j < half; ++j) dx[j] = g[j] * cos[j] + g[j + half] * sin[j + half];
-  for (int64_t j = 0; j < half; ++j) dx[j + half] = g[j + half] * cos[j + half] - g[j] * sin[j];
-}
-
 namespace {
 
 using torch::autograd::AutogradContext;
@@ -76,7 +62,7 @@ struct RotateByTable : torch::autograd::Function<RotateByTable> {
     RECORD_FUNCTION("mlm::rotate_by_table", std::vector<c10::IValue>());
     ctx->save_for_backward({cos, sin});
     ctx->saved_data["dtype"] = static_cast<int64_t>(x.scalar_type());
-    return rotate_rows(x, cos, sin, x.scalar_type(), rotary_row);
+    return rotate_rows(x, cos, sin, x.scalar_type(), row_rotary);
   }
 
   static tensor_list backward(AutogradContext* ctx, tensor_list grads) {
@@ -85,7 +71,7 @@ struct RotateByTable : torch::autograd::Function<RotateByTable> {
     const auto dtype = static_cast<torch::ScalarType>(ctx->saved_data["dtype"].toInt());
     auto grad = grads[0];
     if (grad.stride(-1) != 1) grad = grad.contiguous();  // any other layout is read in place
-    return {rotate_rows(grad, saved[0], saved[1], dtype, rotary_row_backward), torch::Tensor(), torch::Tensor()};
+    return {rotate_rows(grad, saved[0], saved[1], dtype, row_rotary_backward), torch::Tensor(), torch::Tensor()};
   }
 };
 

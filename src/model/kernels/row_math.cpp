@@ -195,6 +195,16 @@ MLM_ROW_CLONES void row_gated_gelu_backward(const float* input, const float* gat
   }
 }
 
+MLM_ROW_CLONES void row_rotary(const float* x, const float* cos, const float* sin, float* y, int64_t half) {
+  for (int64_t j = 0; j < half; ++j) y[j] = x[j] * cos[j] - x[j + half] * sin[j];
+  for (int64_t j = 0; j < half; ++j) y[j + half] = x[j + half] * cos[j + half] + x[j] * sin[j + half];
+}
+
+MLM_ROW_CLONES void row_rotary_backward(const float* g, const float* cos, const float* sin, float* dx, int64_t half) {
+  for (int64_t j = 0; j < half; ++j) dx[j] = g[j] * cos[j] + g[j + half] * sin[j + half];
+  for (int64_t j = 0; j < half; ++j) dx[j + half] = g[j + half] * cos[j + half] - g[j] * sin[j];
+}
+
 MLM_ROW_CLONES void row_softmax_backward(const float* p, float* d, float dot, float scale, int64_t n) {
   for (int64_t j = 0; j < n; ++j) d[j] = scale * p[j] * (d[j] - dot);
 }

@@ -92,6 +92,13 @@ void row_gated_gelu(const float* input, const float* gate, float* out, int64_t n
 void row_gated_gelu_backward(const float* input, const float* gate, const float* dy, float* d_input, float* d_gate,
                              int64_t n, bool tanh_form);
 
+/// One head of width 2·half rotated by its table row: y = x * cos + rotate_half(x) * sin,
+/// rotate_half(x) = (-x[half:], x[:half]).
+void row_rotary(const float* x, const float* cos, const float* sin, float* y, int64_t half);
+
+/// Its transpose, the gradient: dx = g * cos + rotate_half^T(g * sin).
+void row_rotary_backward(const float* g, const float* cos, const float* sin, float* dx, int64_t half);
+
 /// The softmax backward of a row: d[j] = scale * p[j] * (d[j] - dot).
 void row_softmax_backward(const float* p, float* d, float dot, float scale, int64_t n);
 
