@@ -85,6 +85,24 @@ def parse_args(description, add_arguments=None):
 RING = 8
 
 
+
+def sample_replacements(masked, selected, mlm_logits, targets):
+    """ELECTRA's corruption: Gumbel-max samples of the generator's softmax at the selected
+    positions; returns the corrupted ids and where a sample differs from the original."""
+    with torch.no_grad():  # argmax(logits + Gumbel noise) samples the softmax
+        gumbel = -torch.empty_like(mlm_logits, dtype=torch.float32).exponential_().log()
+        samples = (mlm_logits.float() + gumbel).argmax(-1)
+        corrupted = masked.masked_scatter(selected, samples)
+        replaced = torch.zeros_like(selected).masked_scatter(selected, samples.ne(targets))
+    return corrupted, replaced
+
+
+def rtd_loss(mlm_logits, targets, rtd_logits, replaced, tokens, rtd_weight):
+    """The generator's cross-entropy plus rtd_weight x the discriminator's over non-padding tokens."""
+    mlm = torch.nn.functional.cross_entropy(mlm_logits.float(), targets)
+    rtd = torch.nn.functional.binary_cross_entropy_with_logits(rtd_logits.float()[tokens], replaced[tokens].float())
+    return mlm + rtd_weight * rtd
+
 def synthetic_batch(a):
     """Padding-free ids [B,S] (above the first special ids) and MLM labels: the id itself at
     about mlm_prob of the positions (at least one), -100 elsewhere."""

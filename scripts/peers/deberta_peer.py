@@ -143,17 +143,11 @@ def main():
         with amp.autocast():
             logits = generator(input_ids=masked, attention_mask=padding).logits
             mlm_logits = logits[selected]
-            with torch.no_grad():  # Gumbel-max: argmax(logits + Gumbel noise) samples the softmax
-                gumbel = -torch.empty_like(mlm_logits, dtype=torch.float32).exponential_().log()
-                samples = (mlm_logits.float() + gumbel).argmax(-1)
-                corrupted = masked.masked_scatter(selected, samples)
-                replaced = torch.zeros_like(selected).masked_scatter(selected, samples.ne(targets))
+            corrupted, replaced = common.sample_replacements(masked, selected, mlm_logits, targets)
             words = F.embedding(corrupted, tables.weight.detach()) + delta(corrupted)
             hidden = discriminator(inputs_embeds=words, attention_mask=padding).last_hidden_state
             rtd_logits = mask_predictions(hidden)
-        mlm = F.cross_entropy(mlm_logits.float(), targets)
-        rtd = F.binary_cross_entropy_with_logits(rtd_logits.float()[tokens], replaced[tokens].float())
-        loss = mlm + a.rtd_weight * rtd
+        loss = common.rtd_loss(mlm_logits, targets, rtd_logits, replaced, tokens, a.rtd_weight)
         amp.update(loss, opt, pair.parameters())
         return loss.item()
 

@@ -27,7 +27,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
 import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
 from transformers import ElectraConfig, ElectraForMaskedLM, ElectraForPreTraining  # noqa: E402
 
 MASK_ID = 4              # [PAD] [UNK] [CLS] [SEP] [MASK] first, as in mlm-bench's synthetic vocabulary
@@ -104,16 +103,10 @@ def main():
         with amp.autocast():
             logits = generator(input_ids=masked, attention_mask=padding, token_type_ids=types).logits
             mlm_logits = logits[selected]
-            with torch.no_grad():  # Gumbel-max: argmax(logits + Gumbel noise) samples the softmax
-                gumbel = -torch.empty_like(mlm_logits, dtype=torch.float32).exponential_().log()
-                samples = (mlm_logits.float() + gumbel).argmax(-1)
-                corrupted = masked.masked_scatter(selected, samples)
-                replaced = torch.zeros_like(selected).masked_scatter(selected, samples.ne(targets))
+            corrupted, replaced = common.sample_replacements(masked, selected, mlm_logits, targets)
             rtd_logits = discriminator(input_ids=corrupted, attention_mask=padding,
                                        token_type_ids=types).logits
-        mlm = F.cross_entropy(mlm_logits.float(), targets)
-        rtd = F.binary_cross_entropy_with_logits(rtd_logits.float()[tokens], replaced[tokens].float())
-        loss = mlm + a.rtd_weight * rtd
+        loss = common.rtd_loss(mlm_logits, targets, rtd_logits, replaced, tokens, a.rtd_weight)
         amp.update(loss, opt, pair.parameters())
         return loss.item()
 
