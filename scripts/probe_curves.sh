@@ -1,24 +1,32 @@
 #!/usr/bin/env bash
-# Downstream probes across pretraining: trains bert-mini, modernbert-mini and electra-mini (the
-# quickstart's configs/mini.yaml, configs/modernbert-mini.yaml and configs/electra-mini.yaml:
-# same tokenizer, sequences, batch, steps) with eval.probes on the WordNet tasks of
-# scripts/get_probe_data.sh, an evaluation at step 0 and every 150 steps, and draws each run's
-# probe scores next to its masked accuracy (ELECTRA: its generator's).
+# Downstream probes across pretraining: trains the quickstart-sized minis (same tokenizer,
+# sequences, batch and steps) with eval.probes set to the probe suite of
+# scripts/get_probe_data.sh (four tasks, PROBE_SEEDS fine-tuning seeds each), an evaluation at
+# step 0 and every 150 steps, and draws each run's suite average (± its spread over the seeds)
+# and per-task scores next to its masked accuracy (RTD runs: their generator's) and RTD F1.
 #
 #   scripts/probe_curves.sh [OUT_DIR [OVERRIDE...]]   (default runs/probes; overrides such as
 #                                                      --set train.threads=1 go to every run)
-#   RUNS="modernbert-mini" scripts/probe_curves.sh ... trains only those (several such jobs can
-#                                                      share OUT_DIR; each draws every run there)
+#   RUNS="bert-mini electra-mini" scripts/probe_curves.sh ...   trains only those (several such
+#                                                      jobs can share OUT_DIR; each draws every run there;
+#                                                      RUNS="" only draws)
+#   PROBE_SEEDS=1 PROBE_TASKS="wordnet_topic wordnet_hypernym" scripts/probe_curves.sh ...
+#                                                      a screen: two tasks, one seed, no spread
 #
-# The probes fine-tune a copy of the weights at each evaluation on the first 4,000 training
-# examples for one epoch (125 steps) at lr 3e-4 (a small encoder's rate: the task files' 5e-5 is
-# meant for base-sized ones, and 1e-3 collapses bert-mini to the majority class) and score the
-# validation and test splits: the variants are written into OUT_DIR/tasks/. A probe (both tasks)
-# costs 0.8-1.1x the 150 training steps between probes, and the probes 1.0-1.4x the run's
-# training; on the whole training split a probe cost 1.7-2.4x those steps, and the probes
-# 2.2-3.2x the training (docs/PROBES.md, "What a probe costs"). About an hour on 2 cores.
-# Writes OUT_DIR/<run>/ (runs, metrics.jsonl with the probe_* rows) and OUT_DIR/probes.png.
-# Needs the build, the sample corpus and the probe data.
+# Runs: bert-mini (configs/mini.yaml), modernbert-mini, electra-mini, deberta-v3-rtd-mini (their
+# configs/*.yaml) and, named in RUNS only, deberta-v3-mini (DeBERTa's body trained as a masked LM).
+# The probes fine-tune a copy of the weights at each evaluation on the first PROBE_EXAMPLES
+# (4,000) training examples of each task for one epoch (125 steps) at lr 3e-4 (a small encoder's rate: the task
+# files' 5e-5 is meant for base-sized ones), over PROBE_SEEDS seeds (3), and score the
+# validation and test splits: the variants and the suite are written into OUT_DIR/tasks/.
+# PROBE_TASKS names the tasks (the four). What it costs (docs/PROBES.md, "What a probe costs"),
+# one thread a run, bf16 on an AMX Xeon: a probe point of the four tasks over 3 seeds 6-11
+# minutes, 5-7x the 150 training steps between probes, the probes 6-10x the run's training
+# (~80 minutes for the four runs as two parallel jobs); the two-task one-seed screen ~1.2x and
+# ~1.7x.
+# Writes OUT_DIR/<run>/ (runs, metrics.jsonl with the probe_* rows), OUT_DIR/probes.png and
+# OUT_DIR/probes.tsv (one row per run and probe point). Needs the build, the sample corpus and
+# the probe data.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$root/runs/probes}"
@@ -32,53 +40,97 @@ python="${PYTHON:-$root/.venv/bin/python}"
 [[ -x "$build/mlm-train" ]] || { echo "error: no $build/mlm-train (run scripts/test.sh)" >&2; exit 1; }
 cd "$root"
 mkdir -p "$out/tasks"
-tasks=()
-for task in wordnet_topic wordnet_hypernym; do
+read -r -a task_names <<< "${PROBE_TASKS:-wordnet_topic wordnet_hypernym wordnet_similarity pydoc_entities}"
+for task in "${task_names[@]}"; do
   sed -e 's/^  learning_rate: .*/  learning_rate: 3.0e-4/' -e 's/^  epochs: .*/  epochs: 1/' \
       "configs/probes/$task.yaml" > "$out/tasks/$task.yaml"
-  echo "  max_train_examples: 4000" >> "$out/tasks/$task.yaml"  # finetune: is the file's last section
-  tasks+=("$out/tasks/$task.yaml")
+  echo "  max_train_examples: ${PROBE_EXAMPLES:-4000}" >> "$out/tasks/$task.yaml"  # finetune: is the file's last section
 done
-probes="[$(IFS=,; echo "${tasks[*]}")]"
-all_runs=(bert-mini modernbert-mini electra-mini)
-read -r -a runs <<< "${RUNS:-${all_runs[*]}}"
+printf 'suite:\n  name: probes\n  seeds: %s\n  tasks: [%s]\n' "${PROBE_SEEDS:-3}" \
+  "$(IFS=,; echo "${task_names[*]/%/.yaml}")" > "$out/tasks/suite.yaml"
+all_runs=(bert-mini modernbert-mini electra-mini deberta-v3-rtd-mini)
+read -r -a runs <<< "${RUNS-${all_runs[*]}}"
 declare -A configs=([bert-mini]=configs/mini.yaml [modernbert-mini]=configs/modernbert-mini.yaml
-                    [electra-mini]=configs/electra-mini.yaml)
+                    [electra-mini]=configs/electra-mini.yaml [deberta-v3-rtd-mini]=configs/deberta-v3-rtd-mini.yaml
+                    [deberta-v3-mini]=configs/deberta-v3-mini.yaml)
 for run in "${runs[@]}"; do
+  [[ -n "${configs[$run]:-}" ]] || { echo "error: unknown run '$run' (one of ${!configs[*]})" >&2; exit 1; }
   echo "== $run"
   "$build/mlm-train" --config "${configs[$run]}" --set train.output_dir="$out/$run" \
     --set eval.every_steps=150 --set eval.on_start=true --set checkpoint.every_steps=0 --set logging.progress_bar=off \
-    --set "eval.probes=$probes" "$@"
+    --set "eval.probes=[$out/tasks/suite.yaml]" "$@"
 done
 
-"$python" - "$out" "${all_runs[@]}" <<'PY'
-import json, os, sys
+"$python" - "$out" "${!configs[@]}" <<'PY'
+import json, math, os, sys
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-out, runs = sys.argv[1], sys.argv[2:]
-fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-for run, color in zip(runs, ("tab:blue", "tab:orange", "tab:green")):
-    if not os.path.exists(os.path.join(out, run, "metrics.jsonl")):
-        continue
-    rows = [json.loads(l) for l in open(os.path.join(out, run, "metrics.jsonl")) if l.strip()]
-    evals = [r for r in rows if "eval_mlm_accuracy" in r]
-    axes[0].plot([r["step"] for r in evals], [r["eval_mlm_accuracy"] for r in evals], "o-", color=color, label=run)
-    for ax, task in zip(axes[1:], ("wordnet_topic", "wordnet_hypernym")):
-        probe = [r for r in rows if r.get("probe") == task]
-        ax.plot([r["step"] for r in probe], [r["probe_validation"] for r in probe], "o-", color=color, label=run)
-        ax.set_title(f"{task}: validation {probe[0]['probe_metric'] if probe else ''}")
-        for r in probe:
-            print(f"{run} step {r['step']} {task} validation {r['probe_validation']:.4f} test {r.get('probe_test', float('nan')):.4f}")
-    for r in evals:
-        rtd = f" rtd accuracy {r['eval_rtd_accuracy']:.4f} rtd f1 {r['eval_rtd_f1']:.4f}" if "eval_rtd_f1" in r else ""
-        print(f"{run} step {r['step']} masked accuracy {r['eval_mlm_accuracy']:.4f}{rtd}")
-axes[0].set_title("validation masked accuracy (own masking; ELECTRA: generator)")
-for ax in axes:
+out, names = sys.argv[1], sys.argv[2:]
+order = ["bert-mini", "modernbert-mini", "electra-mini", "deberta-v3-rtd-mini", "deberta-v3-mini"]
+runs = [r for r in order if r in names and os.path.exists(os.path.join(out, r, "metrics.jsonl"))]
+metrics = {r: [json.loads(l) for l in open(os.path.join(out, r, "metrics.jsonl")) if l.strip()] for r in runs}
+seen = {row["probe"] for rows in metrics.values() for row in rows if "probe" in row}
+tasks = [t for t in ("wordnet_topic", "wordnet_hypernym", "wordnet_similarity", "pydoc_entities") if t in seen]
+colors = dict(zip(order, ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")))
+
+def spread(per_seed_rows):
+    """The suite average's standard deviation over the seeds: each seed's mean over the tasks."""
+    per_seed = [sum(s) / len(s) for s in zip(*per_seed_rows)]
+    if len(per_seed) < 2:
+        return 0.0
+    mean = sum(per_seed) / len(per_seed)
+    return math.sqrt(sum((x - mean) ** 2 for x in per_seed) / (len(per_seed) - 1))
+
+fig, axes = plt.subplots(2, 3, figsize=(16, 8))
+panels = {"masked": axes[0][0], "rtd": axes[0][1], "average": axes[0][2]}
+panels.update(zip(tasks, axes[1]))  # three task panels fit; the table has the fourth
+table = open(os.path.join(out, "probes.tsv"), "w")
+table.write("run\tstep\ttokens\ttrain_s\tmasked_acc\trtd_f1\t" + "\t".join(f"{t}\t{t}_std" for t in tasks) +
+            "\taverage\taverage_std\n")
+for run in runs:
+    rows = metrics[run]
+    evals = {r["step"]: r for r in rows if "eval_mlm_accuracy" in r}
+    train = {r["step"]: r for r in rows if "elapsed_s" in r}
+    probes = {}
+    for r in rows:
+        if "probe" in r:
+            probes.setdefault(r["step"], {})[r["probe"] if r["probe_metric"] != "average" else "average"] = r
+    steps = sorted(s for s in probes if "average" in probes[s])
+    color = colors[run]
+    panels["masked"].plot(sorted(evals), [evals[s]["eval_mlm_accuracy"] for s in sorted(evals)], "o-", color=color, label=run)
+    rtd = [s for s in sorted(evals) if "eval_rtd_f1" in evals[s]]
+    if rtd:
+        panels["rtd"].plot(rtd, [evals[s]["eval_rtd_f1"] for s in rtd], "o-", color=color, label=run)
+    for step in steps:
+        point = probes[step]
+        avg_std = spread([point[t]["probe_validation_per_seed"] for t in tasks if t in point and point[t]["probe_metric"] != "mse"])
+        point["average"]["std"] = avg_std
+        ev = evals.get(step, {})
+        seconds = max((r["elapsed_s"] for s, r in train.items() if s <= step), default=0.0)
+        cells = "\t".join(f"{point[t]['probe_validation']:.4f}\t{point[t]['probe_validation_std']:.4f}" for t in tasks)
+        table.write(f"{run}\t{step}\t{ev.get('tokens', 0)}\t{seconds:.0f}\t{ev.get('eval_mlm_accuracy', float('nan')):.4f}\t"
+                    f"{ev.get('eval_rtd_f1', float('nan')):.3f}\t{cells}\t{point['average']['probe_validation']:.4f}\t{avg_std:.4f}\n")
+        print(f"{run} step {step} masked accuracy {ev.get('eval_mlm_accuracy', float('nan')):.4f}"
+              + (f" rtd f1 {ev['eval_rtd_f1']:.3f}" if "eval_rtd_f1" in ev else "")
+              + "".join(f" | {t} {point[t]['probe_validation']:.4f} ± {point[t]['probe_validation_std']:.4f}" for t in tasks)
+              + f" | average {point['average']['probe_validation']:.4f} ± {avg_std:.4f}")
+    panels["average"].errorbar(steps, [probes[s]["average"]["probe_validation"] for s in steps],
+                               yerr=[probes[s]["average"]["std"] for s in steps], fmt="o-", capsize=3, color=color, label=run)
+    for task in tasks[:3]:
+        have = [s for s in steps if task in probes[s]]
+        panels[task].errorbar(have, [probes[s][task]["probe_validation"] for s in have],
+                              yerr=[probes[s][task]["probe_validation_std"] for s in have], fmt="o-", capsize=3, color=color, label=run)
+        panels[task].set_title(f"{task}: validation {probes[have[0]][task]['probe_metric'] if have else ''}")
+table.close()
+panels["masked"].set_title("validation masked accuracy (own masking; RTD runs: generator)")
+panels["rtd"].set_title("validation RTD F1 (replaced class)")
+panels["average"].set_title("probe suite average (validation), ± std over seeds")
+for ax in [a for row in axes for a in row]:
     ax.set_xlabel("step")
-    ax.legend()
+    ax.legend(fontsize=8)
 fig.tight_layout()
 fig.savefig(os.path.join(out, "probes.png"), dpi=100)
-print("wrote", os.path.join(out, "probes.png"))
+print("wrote", os.path.join(out, "probes.png"), "and", os.path.join(out, "probes.tsv"))
 PY
