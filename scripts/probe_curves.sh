@@ -1,29 +1,29 @@
 #!/usr/bin/env bash
 # Downstream probes across pretraining: trains the quickstart-sized minis (same tokenizer,
-# sequences, batch and steps) with eval.probes set to the probe suite of
-# scripts/get_probe_data.sh (four tasks, PROBE_SEEDS fine-tuning seeds each), an evaluation at
-# step 0 and every 150 steps, and draws each run's suite average (± its spread over the seeds)
-# and per-task scores next to its masked accuracy (RTD runs: their generator's) and RTD F1.
+# sequences, batch and steps) with eval.probes set to a suite of the probe tasks of
+# scripts/get_probe_data.sh over PROBE_SEEDS fine-tuning seeds, an evaluation at step 0 and every
+# 150 steps, and draws each run's suite average (± its spread over the seeds) and per-task scores
+# next to its masked accuracy (RTD runs: their generator's) and RTD F1.
 #
 #   scripts/probe_curves.sh [OUT_DIR [OVERRIDE...]]   (default runs/probes; overrides such as
 #                                                      --set train.threads=1 go to every run)
 #   RUNS="bert-mini electra-mini" scripts/probe_curves.sh ...   trains only those (several such
 #                                                      jobs can share OUT_DIR; each draws every run there;
 #                                                      RUNS="" only draws)
-#   PROBE_SEEDS=1 PROBE_TASKS="wordnet_topic wordnet_hypernym" scripts/probe_curves.sh ...
-#                                                      a screen: two tasks, one seed, no spread
+#   PROBE_TASKS=all PROBE_SEEDS=3 scripts/probe_curves.sh ...  the four tasks over three seeds,
+#                                                      with spreads (docs/RECIPES.md's figures)
 #
 # Runs: bert-mini (configs/mini.yaml), modernbert-mini, electra-mini, deberta-v3-rtd-mini (their
 # configs/*.yaml) and, named in RUNS only, deberta-v3-mini (DeBERTa's body trained as a masked LM).
 # The probes fine-tune a copy of the weights at each evaluation on the first PROBE_EXAMPLES
-# (4,000) training examples of each task for one epoch (125 steps) at lr 3e-4 (a small encoder's rate: the task
-# files' 5e-5 is meant for base-sized ones), over PROBE_SEEDS seeds (3), and score the
-# validation and test splits: the variants and the suite are written into OUT_DIR/tasks/.
-# PROBE_TASKS names the tasks (the four). What it costs (docs/PROBES.md, "What a probe costs"),
-# one thread a run, bf16 on an AMX Xeon: a probe point of the four tasks over 3 seeds 6-11
-# minutes, 5-7x the 150 training steps between probes, the probes 6-10x the run's training
-# (~80 minutes for the four runs as two parallel jobs); the two-task one-seed screen ~1.2x and
-# ~1.7x.
+# (4,000) training examples of each task for one epoch (125 steps) at lr 3e-4 (a small encoder's
+# rate: the task files' 5e-5 is meant for base-sized ones) and score the validation and test
+# splits; the variants and the suite are written into OUT_DIR/tasks/. PROBE_TASKS names the tasks
+# (wordnet_topic wordnet_hypernym by default; all: the four), PROBE_SEEDS the seeds (1).
+# What it costs (docs/PROBES.md, "What a probe costs"), one thread a run, bf16 on an AMX Xeon:
+# by default 0.8-1.2x the 150 training steps per probe point and 1.0-1.7x the run's training;
+# the four tasks over 3 seeds 5-7x per point and 6-10x the run (~80 minutes for the four runs
+# as two parallel jobs on 2 cores).
 # Writes OUT_DIR/<run>/ (runs, metrics.jsonl with the probe_* rows), OUT_DIR/probes.png and
 # OUT_DIR/probes.tsv (one row per run and probe point). Needs the build, the sample corpus and
 # the probe data.
@@ -40,13 +40,15 @@ python="${PYTHON:-$root/.venv/bin/python}"
 [[ -x "$build/mlm-train" ]] || { echo "error: no $build/mlm-train (run scripts/test.sh)" >&2; exit 1; }
 cd "$root"
 mkdir -p "$out/tasks"
-read -r -a task_names <<< "${PROBE_TASKS:-wordnet_topic wordnet_hypernym wordnet_similarity pydoc_entities}"
+tasks="${PROBE_TASKS:-wordnet_topic wordnet_hypernym}"
+[[ "$tasks" == all ]] && tasks="wordnet_topic wordnet_hypernym wordnet_similarity pydoc_entities"
+read -r -a task_names <<< "$tasks"
 for task in "${task_names[@]}"; do
   sed -e 's/^  learning_rate: .*/  learning_rate: 3.0e-4/' -e 's/^  epochs: .*/  epochs: 1/' \
       "configs/probes/$task.yaml" > "$out/tasks/$task.yaml"
   echo "  max_train_examples: ${PROBE_EXAMPLES:-4000}" >> "$out/tasks/$task.yaml"  # finetune: is the file's last section
 done
-printf 'suite:\n  name: probes\n  seeds: %s\n  tasks: [%s]\n' "${PROBE_SEEDS:-3}" \
+printf 'suite:\n  name: probes\n  seeds: %s\n  tasks: [%s]\n' "${PROBE_SEEDS:-1}" \
   "$(IFS=,; echo "${task_names[*]/%/.yaml}")" > "$out/tasks/suite.yaml"
 all_runs=(bert-mini modernbert-mini electra-mini deberta-v3-rtd-mini)
 read -r -a runs <<< "${RUNS-${all_runs[*]}}"
@@ -129,7 +131,8 @@ panels["rtd"].set_title("validation RTD F1 (replaced class)")
 panels["average"].set_title("probe suite average (validation), ± std over seeds")
 for ax in [a for row in axes for a in row]:
     ax.set_xlabel("step")
-    ax.legend(fontsize=8)
+    if ax.get_legend_handles_labels()[0]:  # RTD F1: only with an RTD run
+        ax.legend(fontsize=8)
 fig.tight_layout()
 fig.savefig(os.path.join(out, "probes.png"), dpi=100)
 print("wrote", os.path.join(out, "probes.png"), "and", os.path.join(out, "probes.tsv"))
