@@ -64,7 +64,7 @@ for run in "${runs[@]}"; do
 done
 
 "$python" - "$out" "${!configs[@]}" <<'PY'
-import json, math, os, sys
+import json, os, statistics, sys
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -79,11 +79,19 @@ colors = dict(zip(order, ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab
 
 def spread(per_seed_rows):
     """The suite average's standard deviation over the seeds: each seed's mean over the tasks."""
-    per_seed = [sum(s) / len(s) for s in zip(*per_seed_rows)]
-    if len(per_seed) < 2:
-        return 0.0
-    mean = sum(per_seed) / len(per_seed)
-    return math.sqrt(sum((x - mean) ** 2 for x in per_seed) / (len(per_seed) - 1))
+    per_seed = [statistics.mean(s) for s in zip(*per_seed_rows)]
+    return statistics.stdev(per_seed) if len(per_seed) > 1 else 0.0
+
+def training_seconds(rows):
+    """{step: seconds spent training up to it}, from each logged window's tokens at its rate
+    (elapsed_s also counts the evaluations and probes)."""
+    seconds, total, tokens = {}, 0.0, 0
+    for r in rows:
+        if "tokens_per_s" in r:
+            total += (r["tokens"] - tokens) / r["tokens_per_s"]
+            tokens = r["tokens"]
+            seconds[r["step"]] = total
+    return seconds
 
 fig, axes = plt.subplots(2, 3, figsize=(16, 8))
 panels = {"masked": axes[0][0], "rtd": axes[0][1], "average": axes[0][2]}
@@ -94,7 +102,7 @@ table.write("run\tstep\ttokens\ttrain_s\tmasked_acc\trtd_f1\t" + "\t".join(f"{t}
 for run in runs:
     rows = metrics[run]
     evals = {r["step"]: r for r in rows if "eval_mlm_accuracy" in r}
-    train = {r["step"]: r for r in rows if "elapsed_s" in r}
+    trained = training_seconds(rows)
     probes = {}
     for r in rows:
         if "probe" in r:
@@ -110,7 +118,7 @@ for run in runs:
         avg_std = spread([point[t]["probe_validation_per_seed"] for t in tasks if t in point and point[t]["probe_metric"] != "mse"])
         point["average"]["std"] = avg_std
         ev = evals.get(step, {})
-        seconds = max((r["elapsed_s"] for s, r in train.items() if s <= step), default=0.0)
+        seconds = max((t for s, t in trained.items() if s <= step), default=0.0)
         cells = "\t".join(f"{point[t]['probe_validation']:.4f}\t{point[t]['probe_validation_std']:.4f}" for t in tasks)
         table.write(f"{run}\t{step}\t{ev.get('tokens', 0)}\t{seconds:.0f}\t{ev.get('eval_mlm_accuracy', float('nan')):.4f}\t"
                     f"{ev.get('eval_rtd_f1', float('nan')):.3f}\t{cells}\t{point['average']['probe_validation']:.4f}\t{avg_std:.4f}\n")
