@@ -6,6 +6,7 @@
 // a recipe brings that back.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <iostream>
 
@@ -50,8 +51,18 @@ TEST_P(ShippedRecipe, DiscriminatorLeavesThePrior) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RtdMinis, ShippedRecipe, ::testing::Values("electra-mini", "deberta-v3-rtd-mini"),
-                         [](const auto& info) {
-                           return info.param == "electra-mini" ? std::string("ElectraMini") : std::string("DebertaV3RtdMini");
+                         [](const auto& info) {  // electra-mini -> ElectraMini
+                           std::string name;
+                           bool upper = true;
+                           for (const char c : info.param) {
+                             if (c == '-') {
+                               upper = true;
+                             } else {
+                               name += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+                               upper = false;
+                             }
+                           }
+                           return name;
                          });
 
 }  // namespace mlm::train::shipped_recipe
