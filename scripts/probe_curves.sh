@@ -44,12 +44,15 @@ tasks="${PROBE_TASKS:-wordnet_topic wordnet_hypernym}"
 [[ "$tasks" == all ]] && tasks="wordnet_topic wordnet_hypernym wordnet_similarity pydoc_entities"
 read -r -a task_names <<< "$tasks"
 for task in "${task_names[@]}"; do
-  sed -e 's/^  learning_rate: .*/  learning_rate: 3.0e-4/' -e 's/^  epochs: .*/  epochs: 1/' \
-      "configs/probes/$task.yaml" > "$out/tasks/$task.yaml"
-  echo "  max_train_examples: ${PROBE_EXAMPLES:-4000}" >> "$out/tasks/$task.yaml"  # finetune: is the file's last section
+  # Written whole to a private file and renamed: jobs sharing OUT_DIR start at the same time.
+  { sed -e 's/^  learning_rate: .*/  learning_rate: 3.0e-4/' -e 's/^  epochs: .*/  epochs: 1/' \
+        "configs/probes/$task.yaml"
+    echo "  max_train_examples: ${PROBE_EXAMPLES:-4000}"  # finetune: is the file's last section
+  } > "$out/tasks/$task.yaml.$$" && mv "$out/tasks/$task.yaml.$$" "$out/tasks/$task.yaml"
 done
 printf 'suite:\n  name: probes\n  seeds: %s\n  tasks: [%s]\n' "${PROBE_SEEDS:-1}" \
-  "$(IFS=,; echo "${task_names[*]/%/.yaml}")" > "$out/tasks/suite.yaml"
+  "$(IFS=,; echo "${task_names[*]/%/.yaml}")" > "$out/tasks/suite.yaml.$$"
+mv "$out/tasks/suite.yaml.$$" "$out/tasks/suite.yaml"
 all_runs=(bert-mini modernbert-mini electra-mini deberta-v3-rtd-mini)
 read -r -a runs <<< "${RUNS-${all_runs[*]}}"
 declare -A configs=([bert-mini]=configs/mini.yaml [modernbert-mini]=configs/modernbert-mini.yaml
