@@ -113,7 +113,15 @@ c10::intrusive_ptr<c10d::Store> connect_store(const DistEnv& env,
     store = c10::make_intrusive<c10d::PrefixStore>(
         fmt::format("/worker/attempt_{}", env.restart_count), store);
   }
-  return c10::make_intrusive<c10d::PrefixStore>("mlm_default_pg", store);
+  return store;
+}
+
+std::unique_ptr<Collectives> gloo_group(const DistEnv& env, c10::intrusive_ptr<c10d::Store> store,
+                                        std::chrono::milliseconds timeout) {
+  auto options = c10d::ProcessGroupGloo::Options::create(timeout);
+  options->devices = gloo_devices(env);
+  auto group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, env.rank, env.world_size, options);
+  return std::make_unique<GroupCollectives>("gloo", store, group);
 }
 
 }  // namespace
@@ -126,16 +134,17 @@ bool nccl_compiled_in() {
 #endif
 }
 
-std::unique_ptr<Collectives> connect_collectives(const DistEnv& env, const std::string& backend,
-                                                 torch::Device device,
-                                                 std::chrono::milliseconds timeout) {
-  auto store = connect_store(env, timeout);
+ProcessGroups connect_process_groups(const DistEnv& env, const std::string& backend,
+                                     torch::Device device, std::chrono::milliseconds timeout) {
+  const auto store = connect_store(env, timeout);
+  // Each group's keys under its own prefix of the one store.
+  const auto device_store = c10::make_intrusive<c10d::PrefixStore>("mlm_default_pg", store);
+  ProcessGroups groups;
+  groups.host = gloo_group(env, c10::make_intrusive<c10d::PrefixStore>("mlm_host_pg", store),
+                           timeout);
   if (backend == "gloo") {
-    auto options = c10d::ProcessGroupGloo::Options::create(timeout);
-    options->devices = gloo_devices(env);
-    auto group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, env.rank, env.world_size,
-                                                             options);
-    return std::make_unique<GroupCollectives>("gloo", store, group);
+    groups.device = gloo_group(env, device_store, timeout);
+    return groups;
   }
 #ifdef MLM_WITH_CUDA
   if (backend == "nccl") {
@@ -146,9 +155,10 @@ std::unique_ptr<Collectives> connect_collectives(const DistEnv& env, const std::
     if (device.is_cuda()) c10::cuda::set_device(device.index());
     auto options = c10d::ProcessGroupNCCL::Options::create();
     options->timeout = timeout;
-    auto group = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, env.rank, env.world_size,
+    auto group = c10::make_intrusive<c10d::ProcessGroupNCCL>(device_store, env.rank, env.world_size,
                                                              options);
-    return std::make_unique<GroupCollectives>("nccl", store, group);
+    groups.device = std::make_unique<GroupCollectives>("nccl", device_store, group);
+    return groups;
   }
 #endif
   throw std::invalid_argument("unknown or unavailable backend " + backend);

@@ -25,12 +25,20 @@ class Collectives {
   virtual void wait_all() = 0;
 };
 
-/// Connects to the store and builds the process group for `backend` ("gloo" or "nccl").
+/// The job's two process groups, rendezvoused through one store: `device` reduces the
+/// training tensors where they live (Gloo on the CPU, NCCL on the rank's GPU); `host` is
+/// always Gloo, for numbers the host holds (counts, flags, strings, barriers), so summing
+/// them never queues behind the GPU's work nor reads it back.
+struct ProcessGroups {
+  std::unique_ptr<Collectives> device;
+  std::unique_ptr<Collectives> host;
+};
+
+/// Connects to the store and builds both groups, `device` for `backend` ("gloo" or "nccl").
 /// Throws what c10d throws; communicator.cpp turns it into a DistributedError.
-/// `device` is where the tensors will live (NCCL: the rank's GPU, made current here).
-std::unique_ptr<Collectives> connect_collectives(const DistEnv& env, const std::string& backend,
-                                                 torch::Device device,
-                                                 std::chrono::milliseconds timeout);
+/// `device` is where the training tensors will live (NCCL: the rank's GPU, made current here).
+ProcessGroups connect_process_groups(const DistEnv& env, const std::string& backend,
+                                     torch::Device device, std::chrono::milliseconds timeout);
 
 /// Whether this build has NCCL (a CUDA LibTorch: MLM_WITH_CUDA).
 bool nccl_compiled_in();

@@ -101,17 +101,19 @@ std::string choose_backend(const config::DistributedConfig& config, torch::Devic
 }  // namespace
 
 Communicator::Communicator(int rank, int world_size, torch::Device device,
-                           std::unique_ptr<Collectives> collectives, double timeout_s)
+                           std::unique_ptr<Collectives> collectives, std::unique_ptr<Collectives> host,
+                           double timeout_s)
     : rank_(rank),
       world_size_(world_size),
       device_(device),
       collectives_(std::move(collectives)),
+      host_(std::move(host)),
       timeout_s_(timeout_s) {}
 
 Communicator::~Communicator() = default;
 
 std::shared_ptr<Communicator> Communicator::single_process(torch::Device device) {
-  return std::shared_ptr<Communicator>(new Communicator(0, 1, device, nullptr, 0));
+  return std::shared_ptr<Communicator>(new Communicator(0, 1, device, nullptr, nullptr, 0));
 }
 
 std::shared_ptr<Communicator> Communicator::create(const DistEnv& env,
@@ -137,10 +139,10 @@ std::shared_ptr<Communicator> Communicator::create(const DistEnv& env,
               "ranks on this node; set LOCAL_WORLD_SIZE (torchrun does) to the processes per node",
               env.world_size);
   }
-  std::unique_ptr<Collectives> collectives;
+  ProcessGroups groups;
   try {
     RendezvousWait wait(env, backend, config.timeout_s);
-    collectives = connect_collectives(env, backend, comm_device, timeout);
+    groups = connect_process_groups(env, backend, comm_device, timeout);
   } catch (const std::exception& e) {
     throw DistributedError(fmt::format(
         "[dist] {}: could not join the {} process group through the store at {}:{} within "
@@ -149,8 +151,9 @@ std::shared_ptr<Communicator> Communicator::create(const DistEnv& env,
         first_line(e)));
   }
   log::info("dist", "joined {} process group: {}", backend, env.describe());
-  return std::shared_ptr<Communicator>(new Communicator(
-      env.rank, env.world_size, comm_device, std::move(collectives), config.timeout_s));
+  return std::shared_ptr<Communicator>(new Communicator(env.rank, env.world_size, comm_device,
+                                                        std::move(groups.device), std::move(groups.host),
+                                                        config.timeout_s));
 }
 
 std::string Communicator::backend_name() const {
@@ -168,9 +171,12 @@ void Communicator::start_all_reduce_sum(torch::Tensor& flat) {
 }
 
 void Communicator::wait_all() {
-  if (world_size_ == 1) return;
+  if (world_size_ > 1) wait(*collectives_);
+}
+
+void Communicator::wait(Collectives& group) {
   try {
-    collectives_->wait_all();
+    group.wait_all();
   } catch (const std::exception& e) {
     throw DistributedError(fmt::format(
         "[dist] rank {}/{}: a collective failed: {} (another rank died, stopped responding "
@@ -217,52 +223,54 @@ void Communicator::broadcast(std::vector<torch::Tensor>& tensors, int root) {
   for (size_t g = 0; g < groups.size(); ++g) unflatten_into(flats[g], tensors, groups[g]);
 }
 
+std::vector<double> Communicator::sum_across_ranks(std::vector<double> values) {
+  if (world_size_ == 1 || values.empty()) return values;
+  auto tensor = torch::from_blob(values.data(), {static_cast<int64_t>(values.size())}, torch::kFloat64);
+  try {
+    host_->start_all_reduce_sum(tensor);
+  } catch (const std::exception& e) {
+    throw DistributedError(
+        fmt::format("[dist] rank {}/{}: all_reduce failed: {}", rank_, world_size_, first_line(e)));
+  }
+  wait(*host_);
+  return values;  // summed in place, through the tensor's view of them
+}
+
+void Communicator::all_gather_on_host(std::vector<torch::Tensor>& out, torch::Tensor& in) {
+  out.assign(world_size_, torch::Tensor());
+  for (auto& t : out) t = torch::empty_like(in);
+  try {
+    host_->start_all_gather(out, in);
+  } catch (const std::exception& e) {
+    throw DistributedError(fmt::format("[dist] rank {}/{}: all_gather failed: {}", rank_,
+                                       world_size_, first_line(e)));
+  }
+  wait(*host_);
+}
+
 std::vector<std::string> Communicator::all_gather_strings(const std::string& mine) {
   if (world_size_ == 1) return {mine};
-  const auto on_device = torch::TensorOptions().device(device_);
   // Round 1: every length, so round 2 can pad every string to the longest.
-  auto length = torch::tensor({static_cast<int64_t>(mine.size())}, on_device.dtype(torch::kInt64));
-  std::vector<torch::Tensor> lengths(world_size_);
-  for (auto& t : lengths) t = torch::empty_like(length);
-  try {
-    collectives_->start_all_gather(lengths, length);
-  } catch (const std::exception& e) {
-    throw DistributedError(fmt::format("[dist] rank {}/{}: all_gather failed: {}", rank_,
-                                       world_size_, first_line(e)));
-  }
-  wait_all();
+  auto length = torch::tensor({static_cast<int64_t>(mine.size())}, torch::kInt64);
+  std::vector<torch::Tensor> lengths;
+  all_gather_on_host(lengths, length);
   int64_t longest = 1;  // never a zero-sized buffer
-  std::vector<int64_t> sizes;
-  for (auto& t : lengths) {
-    sizes.push_back(t.cpu().item<int64_t>());
-    longest = std::max(longest, sizes.back());
-  }
+  for (const auto& t : lengths) longest = std::max(longest, t.item<int64_t>());
   auto payload = torch::zeros({longest}, torch::kUInt8);
   std::memcpy(payload.data_ptr<uint8_t>(), mine.data(), mine.size());
-  payload = payload.to(device_);
-  std::vector<torch::Tensor> payloads(world_size_);
-  for (auto& t : payloads) t = torch::empty_like(payload);
-  try {
-    collectives_->start_all_gather(payloads, payload);
-  } catch (const std::exception& e) {
-    throw DistributedError(fmt::format("[dist] rank {}/{}: all_gather failed: {}", rank_,
-                                       world_size_, first_line(e)));
-  }
-  wait_all();
+  std::vector<torch::Tensor> payloads;
+  all_gather_on_host(payloads, payload);
   std::vector<std::string> out;
   for (int r = 0; r < world_size_; ++r) {
-    auto bytes = payloads[r].cpu();
-    out.emplace_back(reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>()), sizes[r]);
+    out.emplace_back(reinterpret_cast<const char*>(payloads[r].data_ptr<uint8_t>()),
+                     static_cast<size_t>(lengths[r].item<int64_t>()));
   }
   return out;
 }
 
 void Communicator::barrier() {
   if (world_size_ == 1) return;
-  // A one-element sum is a barrier on every backend (NCCL's own barrier guesses the GPU).
-  auto token = torch::zeros({1}, torch::TensorOptions().device(device_));
-  start_all_reduce_sum(token);
-  wait_all();
+  sum_across_ranks({0.0});  // a one-element sum is a barrier
 }
 
 }  // namespace mlm::dist

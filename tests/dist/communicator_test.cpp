@@ -122,6 +122,16 @@ MLM_DIST_SCENARIO(collectives) {
   EXPECT_TRUE(param.requires_grad());
   EXPECT_TRUE(torch::equal(to_share[1], torch::full({2}, 100 + root, torch::kInt64)));
 
+  // Host numbers (counts, flags) summed on the host group while a reduction of the device
+  // group is still in flight, as the step's counts are while the gradients' buckets reduce.
+  auto bucket = torch::full({1000}, static_cast<double>(r + 1), torch::kFloat32);
+  comm->start_all_reduce_sum(bucket);
+  const auto counts = comm->sum_across_ranks({1.0 * r, 3.0, 1e15 + r});
+  comm->wait_all();
+  EXPECT_EQ(counts, (std::vector<double>{sum_r, 3.0 * n, 1e15 * n + sum_r}));
+  EXPECT_TRUE(torch::equal(bucket, torch::full({1000}, rank_factor, torch::kFloat32)));
+  EXPECT_TRUE(comm->sum_across_ranks({}).empty());
+
   // Strings of different lengths, one empty, one with NUL bytes.
   std::string mine = r == 0 ? std::string() : std::string(static_cast<size_t>(r) * 7, 'a' + r);
   if (r == 1) mine += std::string("\0z", 2);

@@ -26,7 +26,7 @@ class DistributedError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-class Collectives;  // the c10d process group behind a Communicator (communicator.cpp)
+class Collectives;  // a c10d process group behind a Communicator (collectives.h)
 
 class Communicator {
  public:
@@ -61,6 +61,13 @@ class Communicator {
   /// Overwrites every rank's tensors with those of `root`, in place.
   void broadcast(std::vector<torch::Tensor>& tensors, int root = 0);
 
+  // The host's own numbers go through a second, Gloo process group on the CPU (also under
+  // NCCL), so they never wait for the GPU nor queue behind the gradients' reductions.
+
+  /// Scalars (counts, loss sums, flags) summed over all ranks in one collective. float64
+  /// keeps integer counts exact up to 2^53.
+  std::vector<double> sum_across_ranks(std::vector<double> values);
+
   /// Every rank's string, indexed by rank (e.g. each rank's serialized data position).
   std::vector<std::string> all_gather_strings(const std::string& mine);
 
@@ -73,13 +80,16 @@ class Communicator {
   void wait_all();
 
  private:
-  Communicator(int rank, int world_size, torch::Device device,
-               std::unique_ptr<Collectives> collectives, double timeout_s);
+  Communicator(int rank, int world_size, torch::Device device, std::unique_ptr<Collectives> collectives,
+               std::unique_ptr<Collectives> host, double timeout_s);
+  void wait(Collectives& group);
+  void all_gather_on_host(std::vector<torch::Tensor>& out, torch::Tensor& in);
 
   int rank_ = 0;
   int world_size_ = 1;
   torch::Device device_;
-  std::unique_ptr<Collectives> collectives_;
+  std::unique_ptr<Collectives> collectives_;  // the training tensors', on device_
+  std::unique_ptr<Collectives> host_;         // Gloo, CPU tensors
   double timeout_s_ = 0;
 };
 

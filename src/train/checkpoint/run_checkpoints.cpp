@@ -6,7 +6,6 @@
 #include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/train/checkpoint/config_diff.h"
 #include "mlm/train/checkpoint/rng_state.h"
-#include "mlm/dist/sum_across_ranks.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/fnv1a.h"
 #include "mlm/util/logging.h"
@@ -105,7 +104,7 @@ fs::path RunCheckpoints::save(const CheckpointContents& contents) {
     }
   }
   // A failed write stops every rank, not just the writer.
-  const auto failed = dist::sum_across_ranks(*comm_, {error.empty() ? 0.0 : 1.0});
+  const auto failed = comm_->sum_across_ranks({error.empty() ? 0.0 : 1.0});
   if (failed[0] > 0) {
     if (!error.empty()) throw CheckpointError(error);
     throw CheckpointError("rank 0 failed to write the checkpoint of step " +

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "mlm/dist/sum_across_ranks.h"
 #include "mlm/train/loop/batch_tensors.h"
 #include "mlm/train/loop/training_step.h"
 #include "mlm/util/elapsed.h"
@@ -53,10 +52,10 @@ EvalResult evaluate(model::MaskedLm model, const masking::ValidationBatches& bat
   }
   if (was_training) model->train();
 
-  const auto t = dist::sum_across_ranks(
-      comm, {loss_sum, nsp_loss_sum, static_cast<double>(masked), static_cast<double>(correct),
-             static_cast<double>(pairs), static_cast<double>(nsp_correct),
-             static_cast<double>(sequences), static_cast<double>(scored), static_cast<double>(tokens)});
+  const auto t = comm.sum_across_ranks(
+      {loss_sum, nsp_loss_sum, static_cast<double>(masked), static_cast<double>(correct),
+       static_cast<double>(pairs), static_cast<double>(nsp_correct),
+       static_cast<double>(sequences), static_cast<double>(scored), static_cast<double>(tokens)});
   EvalResult result;
   result.mlm_loss_sum = t[0];
   result.nsp_loss_sum = t[1];
@@ -73,9 +72,9 @@ EvalResult evaluate(model::MaskedLm model, const masking::ValidationBatches& bat
     const auto values = rtd_sums.cpu();
     rtd.assign(values.data_ptr<double>(), values.data_ptr<double>() + RtdCounts::kFields);
   }
-  rtd = dist::sum_across_ranks(comm, std::move(rtd));
+  rtd = comm.sum_across_ranks(std::move(rtd));
   result.rtd_counts = RtdCounts::from(rtd.data());
-  label_counts = dist::sum_across_ranks(comm, std::move(label_counts));
+  label_counts = comm.sum_across_ranks(std::move(label_counts));
   result.unigram_correct = static_cast<int64_t>(
       label_counts.empty() ? 0.0 : *std::max_element(label_counts.begin(), label_counts.end()));
   result.seconds = seconds_since(start);

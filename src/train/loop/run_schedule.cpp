@@ -2,7 +2,6 @@
 
 #include <csignal>
 
-#include "mlm/dist/sum_across_ranks.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::train {
@@ -33,8 +32,8 @@ bool RunSchedule::run_finished(int64_t step, int64_t tokens_seen) const {
 StopReason RunSchedule::agree_to_stop(dist::Communicator& comm, double run_seconds,
                                       int signal) const {
   const bool out_of_time = max_time_s_ > 0 && run_seconds >= max_time_s_;
-  const auto any = dist::sum_across_ranks(comm, {signal == SIGINT ? 1.0 : 0.0,
-                                           signal == SIGTERM ? 1.0 : 0.0, out_of_time ? 1.0 : 0.0});
+  const auto any = comm.sum_across_ranks({signal == SIGINT ? 1.0 : 0.0,
+                                          signal == SIGTERM ? 1.0 : 0.0, out_of_time ? 1.0 : 0.0});
   if (any[1] > 0) return StopReason::sigterm;
   if (any[0] > 0) return StopReason::sigint;
   if (any[2] > 0) return StopReason::out_of_time;

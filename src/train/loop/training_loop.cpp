@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "mlm/dist/sum_across_ranks.h"
 #include "mlm/train/loop/evaluator.h"
 #include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"
@@ -19,8 +18,8 @@ int TrainingLoop::run() {
   trained_step_ = state_.step;
   trained_tokens_ = state_.tokens_seen;
   // Every rank reads at the same steps, so all of them notice a divergence at the same one.
-  const bool read_every_step = dist::sum_across_ranks(
-      parts_.comm, {on_step_ || parts_.reporter.wants_every_step() ? 1.0 : 0.0})[0] > 0;
+  const bool read_every_step = parts_.comm.sum_across_ranks(
+      {on_step_ || parts_.reporter.wants_every_step() ? 1.0 : 0.0})[0] > 0;
   // The initial weights' scores: the baseline of the curves (a resumed run has them already).
   if (parts_.config.eval.on_start && state_.step == 0) pause_for([&] { evaluate_and_report(/*at_end=*/false); });
   StopReason stop = StopReason::none;

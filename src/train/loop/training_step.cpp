@@ -2,7 +2,6 @@
 
 #include <torch/cuda.h>
 
-#include "mlm/dist/sum_across_ranks.h"
 #include "mlm/train/loop/autocast.h"
 #include "mlm/train/loop/batch_tensors.h"
 #include "mlm/train/optim/grad_clip.h"
@@ -81,8 +80,8 @@ DeviceStepStats TrainingStep::run(int64_t step, double lr, const StepBatches& ba
   stats.known.lr = lr;
   stats.known.rtd_weight = rtd_weight_;
   // The loss normaliser: the whole step's selected positions (and sentence pairs), all ranks.
-  const auto counts = dist::sum_across_ranks(
-      *comm_, {batches.masked, batches.pairs, batches.tokens, batches.sequences});
+  const auto counts = comm_->sum_across_ranks(
+      {batches.masked, batches.pairs, batches.tokens, batches.sequences});
   stats.known.num_masked = static_cast<int64_t>(counts[0]);
   stats.known.pairs = static_cast<int64_t>(counts[1]);
   stats.known.tokens = static_cast<int64_t>(counts[2]);
