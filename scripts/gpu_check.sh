@@ -7,6 +7,8 @@
 #   scripts/gpu_check.sh --fetch     (dev machine) fetch the .deb files to carry
 #   scripts/gpu_check.sh             (GPU machine) unpack, configure, build, then the checks
 #   scripts/gpu_check.sh --dry-run   (dev machine) the checks only, on the CPU build
+#   scripts/gpu_check.sh --reference (dev machine) re-make the CPU curve the learning phase
+#                                    compares with (tests/fixtures/curves/tiny_cpu_fp32.json)
 #
 # The GPU machine has a compiler, cmake, ninja, CUDA and a python3 whose torch package holds
 # LibTorch (with its CMake config) and transformers, but none of the Debian -dev packages the
@@ -26,6 +28,11 @@
 #      the phases:
 #        info      nvidia-smi, mlm-train --version, the python's torch and transformers
 #        ctest -L gpu, then ctest -L "model|train"
+#        learning  200 steps of configs/tiny.yaml (seed 42) in bf16 and in fp16 against the CPU's
+#                  fp32 curve: the training loss of every 50-step window and the evaluation
+#                  loss every 50 steps must lie within prediction intervals of ten CPU runs
+#                  (seeds 1-10, tests/fixtures/curves/tiny_cpu_fp32.json) that hold together at
+#                  99% (scripts/curve_check.py)
 #        2 ranks   when nvidia-smi -L lists 2+ GPUs: scripts/launch_local.sh 2 configs/tiny.yaml
 #                  on cuda with the NCCL backend, 12 steps
 #        bench     at each shape, mlm-bench --json, then the transformers peer
@@ -37,8 +44,8 @@
 #                  per shape, one shared peak: mlm-bench --peak-only (8192^3 products and the
 #                  step's own, FLOP-weighted), its square rate passed to every side
 #                  (--peak-gflops). Each side's tokens/s, MFU against the shared square and
-#                  model-shape peaks, the ratio ours / side, and peak memory: the peers' GPU memory
-#                  (torch.cuda.max_memory_allocated); mlm-bench reports only its host RSS. At
+#                  model-shape peaks, the ratio ours / side, and peak GPU memory (the caching
+#                  allocator's peak of tensor memory, torch.cuda.max_memory_allocated). At
 #                  the ModernBERT shapes the eager peer is a post-LN BERT of that size (there is
 #                  no hand-written ModernBERT peer): its MFU compares, its tokens/s does not.
 #      On a machine still warm from an earlier call, build-gpu/sysroot is kept when the .debs
@@ -47,7 +54,8 @@
 # --dry-run: every phase after the build, on THIS machine's CPU build: no unpack, configure or
 # build (GPU_CHECK_BUILD, default build/, must hold mlm-train, mlm-bench and mlm-tokenizer),
 # device cpu, fp32, the project's .venv/bin/python; the ctest phases run the first 2 tests of
-# their label whose executables are built (skipped, saying so, when none are), the 2-rank run
+# their label whose executables are built (skipped, saying so, when none are), the learning
+# phase runs fp32 and bf16 on the CPU, the 2-rank run
 # uses Gloo on the CPU, the bench runs one tiny shape per model (BERT 2 x 64 at 4 x 32,
 # ModernBERT 3 x 64 at 2 x 64, vocab 1000) on one thread, 1 warm-up + 2 timed steps, the shared
 # peak from 1 sample per product. The phases are the same functions, fed other settings. A few
@@ -158,12 +166,50 @@ fetch() {
   echo "device tool: run(command=\"bash scripts/gpu_check.sh\", carry=[\"build-gpu/debs\"], timeout_s=540)"
 }
 
+# --- the learning phase's curve ------------------------------------------------------------
+curve_reference_file="$root/tests/fixtures/curves/tiny_cpu_fp32.json"
+
+# curve_run BUILD OUT_DIR TOKENIZER DEVICE PRECISION SEED: the run the learning phase checks
+# and the reference is made of, the same settings for both.
+curve_run() {
+  local build=$1 out=$2 tokenizer=$3 device=$4 precision=$5 seed=$6
+  (cd "$root" && "$build/mlm-train" --config configs/tiny.yaml --set train.output_dir="$out" \
+    --set tokenizer.model="$tokenizer" --set train.device="$device" --set train.precision="$precision" \
+    --set train.seed="$seed" --set train.max_steps=200 --set logging.every_steps=50 \
+    --set eval.every_steps=50 --set eval.max_batches=0 --set checkpoint.every_steps=0 \
+    --set logging.progress_bar=off --set train.threads=1)
+}
+
+make_reference() {  # --reference: ten CPU fp32 runs, seeds 1-10, into $curve_reference_file
+  local build=${GPU_CHECK_BUILD:-$root/build} python=${MLM_PYTHON:-$root/.venv/bin/python}
+  local tmp seed runs=()
+  tmp=$(mktemp -d)
+  "$build/mlm-tokenizer" --config "$root/configs/tiny.yaml" --set tokenizer.model="$tmp/spm_tiny.model" || exit 1
+  for seed in $(seq 1 10); do
+    curve_run "$build" "$tmp/seed$seed" "$tmp/spm_tiny.model" cpu fp32 "$seed" >"$tmp/seed$seed.log" 2>&1 ||
+      { cat "$tmp/seed$seed.log"; exit 1; }
+    runs+=("$tmp/seed$seed/metrics.jsonl")
+  done
+  mkdir -p "$(dirname "$curve_reference_file")"
+  "$python" "$root/scripts/curve_check.py" reference "$curve_reference_file" "${runs[@]}" || exit 1
+  # Where the numbers come from, not the temporary paths they were read from.
+  "$python" - "$curve_reference_file" <<'PY'
+import json, sys
+ref = json.load(open(sys.argv[1]))
+ref["sources"] = ["scripts/gpu_check.sh --reference: configs/tiny.yaml, cpu, fp32, 1 thread, "
+                  "seeds 1-10, 200 steps (curve_run)"]
+json.dump(ref, open(sys.argv[1], "w"), indent=1)
+open(sys.argv[1], "a").write("\n")
+PY
+  rm -rf "$tmp"
+}
 
 usage() { sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}"; }
 dry_run=0
 case "${1:-}" in
   --fetch) (($# == 1)) || { usage; exit 2; }; fetch; exit 0 ;;
   --dry-run) dry_run=1 ;;
+  --reference) (($# == 1)) || { usage; exit 2; }; make_reference; exit 0 ;;
   -h|--help) usage; exit 0 ;;
   "") ;;
   *) usage; exit 2 ;;
@@ -176,6 +222,7 @@ if ((dry_run)); then
   build=${GPU_CHECK_BUILD:-$root/build}
   report_dir=${OUT:-$gpu_dir/dry-run}
   device=cpu precision=fp32 dist_backend=gloo
+  learn_precisions="fp32 bf16"
   ctest_max=2                # the first tests of each label, of those whose executables exist
   bench_warmup=1 bench_steps=2
   bench_peak_repeats=1       # the shared peak's samples per product: the plumbing, not the figure
@@ -192,6 +239,7 @@ else
   report_dir=${OUT:-$gpu_dir}
   runs_dir=$gpu_dir/runs     # not under $OUT: the device tool would bring the checkpoints back
   device=cuda precision=bf16 dist_backend=nccl
+  learn_precisions="bf16 fp16"
   ctest_max=0                # every test of the label
   bench_warmup=3 bench_steps=20
   bench_peak_repeats=5
@@ -256,9 +304,9 @@ write_report() {  # write_report EXIT-STATUS
       echo "MFU: each side's model FLOPs per second over one peak shared by every side of a shape," \
         "measured once by mlm-bench --peak-only in the run's dtype (warmed up, best of $bench_peak_repeats): the" \
         "square products' rate (MFU) and the step's own products' FLOP-weighted rate (MFU, model" \
-        "shapes). A side whose JSON says peak_source in-process measured its own. Peak memory: mlm-bench reports only" \
-        "its process's peak host RSS (no GPU memory); the peers' is" \
-        "torch.cuda.max_memory_allocated on a GPU, none on the CPU. At the ModernBERT shapes" \
+        "shapes). A side whose JSON says peak_source in-process measured its own. Peak memory on a GPU:" \
+        "the most memory each side's tensors held (torch.cuda.max_memory_allocated, and the same" \
+        "counter of the caching allocator in mlm-bench); mlm-bench adds its process's peak host RSS. At the ModernBERT shapes" \
         "\"eager (BERT)\" is scripts/peers/eager_bert.py's post-LN BERT at that size (no" \
         "hand-written ModernBERT peer): its MFU compares, its tokens/s does not."
     fi
@@ -472,6 +520,20 @@ dist_run() {  # two ranks of mlm-train on configs/tiny.yaml with $dist_backend o
     --set logging.every_steps=2
 }
 
+learning_run() {  # configs/tiny.yaml, 200 steps on $device in each of $learn_precisions, against the CPU's curve
+  local run="$runs_dir/learning" rc=0 p
+  rm -rf "$run"
+  mkdir -p "$run"
+  "$build/mlm-tokenizer" --config "$root/configs/tiny.yaml" --set tokenizer.model="$run/spm_tiny.model" || return
+  for p in $learn_precisions; do
+    curve_run "$build" "$run/$p" "$run/spm_tiny.model" "$device" "$p" 42 >"$run/$p.log" 2>&1 ||
+      { tail -n 20 "$run/$p.log"; rc=1; continue; }
+    "$python" "$root/scripts/curve_check.py" compare "$curve_reference_file" "$run/$p/metrics.jsonl" \
+      --label "learning, $device $p" || rc=1
+  done
+  return "$rc"
+}
+
 # bench_row LABEL SIDE JSON [OURS-JSON]: prints one side's line and appends its row to the
 # report's bench table; the ratio ours / side when OURS-JSON is given. An empty or broken JSON
 # (the side failed) is a FAILED row and exit status 1.
@@ -499,12 +561,8 @@ if ours_text:
         ratio = f"{json.loads(ours_text)['tokens_per_s'] / r['tokens_per_s']:.2f}"
     except (ValueError, KeyError, ZeroDivisionError):
         ratio = "?"
-if "peak_rss_mb" in r:
-    memory = f"{r['peak_rss_mb']:.0f} MB host RSS"
-elif "peak_mem_mb" in r:
-    memory = f"{r['peak_mem_mb']:.0f} MB GPU"
-else:
-    memory = "-"
+memory = ", ".join(f"{r[key]:.0f} MB {where}" for key, where in
+                   (("peak_mem_mb", "GPU"), ("peak_rss_mb", "host RSS")) if key in r) or "-"
 line = (f"   {side:<13} {r['tokens_per_s']:10.0f} tokens/s  MFU {r['mfu']:.3f} of "
         f"{r['peak_gflops'] / 1e3:.3g} TFLOP/s ({r.get('peak_source', '?')}), {mfu_model} of the "
         f"model shapes'  {memory}")
@@ -597,8 +655,9 @@ echo "python: $python ($("$python" -c 'import importlib.metadata as m; print("to
 
 # The phases run under timeout in a child bash: it sees these functions and variables.
 export root gpu_dir debs sysroot build runs_dir python device precision dist_backend ctest_max \
+  learn_precisions curve_reference_file \
   bench_warmup bench_steps bench_peak_repeats bench_threads bert_shape modernbert_shape bench_rows skip_note SKIPPED
-export -f unpack_deb unpack configure info run_ctest dist_run bench_row bench_case bench
+export -f unpack_deb unpack configure info run_ctest curve_run learning_run dist_run bench_row bench_case bench
 if ((dry_run)); then
   for exe in mlm-train mlm-bench mlm-tokenizer; do
     [[ -x $build/$exe ]] || {
@@ -635,6 +694,7 @@ RESERVE_S=0
 (($(left) >= bench_min)) && RESERVE_S=$bench_min
 phase "ctest -L gpu" 150 bash -c 'run_ctest gpu'
 phase "ctest -L model|train" 180 bash -c 'run_ctest "model|train" -j "${GPU_CHECK_CTEST_J:-4}"'
+phase learning 90 bash -c learning_run
 # Ranks: one per GPU on cuda; on the CPU two ranks share the cores.
 ranks=2
 [[ $device == cuda ]] && ranks=$(nvidia-smi -L 2>/dev/null | wc -l)

@@ -26,33 +26,36 @@ struct Options {
 };
 
 nlohmann::json to_json(const mlm::train::bench::BenchResult& r, const Options& options) {
-  return {{"tokens_per_s", r.tokens_per_s},
-          {"step_s", r.step_s},
-          {"data_s", r.data_s},
-          {"forward_s", r.forward_s},
-          {"backward_s", r.backward_s},
-          {"optimizer_s", r.optimizer_s},
-          {"cpu_s", r.cpu_s},
-          {"mfu", r.mfu},
-          {"peak_gflops", r.peak_gflops},
-          {"peak_source", r.peak_source},
-          {"model_gflops_per_s", r.tokens_per_s * r.train_flops_per_token / 1e9},
-          {"peak_rss_mb", r.peak_rss_mb},
-          {"params", r.params},
-          {"precision", r.precision},
-          {"device", r.device},
-          {"batch", r.batch},
-          {"seq_len", r.seq_len},
-          {"layers", r.layers},
-          {"hidden", r.hidden},
-          {"vocab", r.vocab},
-          {"threads", r.threads},
-          {"steps", r.steps},
-          {"warmup", options.bench.warmup},
-          {"tokens_per_step", r.tokens_per_step},
-          {"masked_per_step", r.masked_per_step},
-          {"loss", r.loss},
-          {"data", r.real_data ? "pipeline" : "synthetic"}};
+  nlohmann::json json = {{"tokens_per_s", r.tokens_per_s},
+                         {"step_s", r.step_s},
+                         {"data_s", r.data_s},
+                         {"forward_s", r.forward_s},
+                         {"backward_s", r.backward_s},
+                         {"optimizer_s", r.optimizer_s},
+                         {"cpu_s", r.cpu_s},
+                         {"mfu", r.mfu},
+                         {"peak_gflops", r.peak_gflops},
+                         {"peak_source", r.peak_source},
+                         {"model_gflops_per_s", r.tokens_per_s * r.train_flops_per_token / 1e9},
+                         {"peak_rss_mb", r.peak_rss_mb},
+                         {"params", r.params},
+                         {"precision", r.precision},
+                         {"device", r.device},
+                         {"batch", r.batch},
+                         {"seq_len", r.seq_len},
+                         {"layers", r.layers},
+                         {"hidden", r.hidden},
+                         {"vocab", r.vocab},
+                         {"threads", r.threads},
+                         {"steps", r.steps},
+                         {"warmup", options.bench.warmup},
+                         {"tokens_per_step", r.tokens_per_step},
+                         {"masked_per_step", r.masked_per_step},
+                         {"loss", r.loss},
+                         {"data", r.real_data ? "pipeline" : "synthetic"}};
+  // GPU memory under the peers' name (torch.cuda.max_memory_allocated), on CUDA only.
+  if (r.device.rfind("cuda", 0) == 0) json["peak_mem_mb"] = r.peak_device_mb;
+  return json;
 }
 
 void print_text(const mlm::train::bench::BenchResult& r) {
@@ -76,6 +79,7 @@ void print_text(const mlm::train::bench::BenchResult& r) {
               r.mfu, r.tokens_per_s * r.train_flops_per_token / 1e9,
               r.peak_source == "shared" ? " given" : " measured", r.peak_gflops, r.precision.c_str(),
               r.peak_rss_mb);
+  if (r.device.rfind("cuda", 0) == 0) std::printf("  peak GPU memory %.0f MB (tensors)\n", r.peak_device_mb);
 }
 
 nlohmann::json to_json(const mlm::train::bench::PeakReport& report) {

@@ -3,8 +3,9 @@
 # or a wrong flag is to be found here, not there.
 #   gpu_check_dry_run_test.sh SOURCE_DIR             it parses (bash -n), --help names --dry-run
 #   gpu_check_dry_run_test.sh SOURCE_DIR BUILD_DIR   and its --dry-run on BUILD_DIR (a CPU build
-#       with mlm-train, mlm-bench, mlm-tokenizer) exits 0, every phase ok or skipped, bench rows
-#       for mlm-bench and its two peers at a BERT and a ModernBERT shape, none FAILED
+#       with mlm-train, mlm-bench, mlm-tokenizer) exits 0, every phase ok or skipped, the
+#       learning runs on the CPU's curve, bench rows for mlm-bench and its two peers at a BERT
+#       and a ModernBERT shape, none FAILED
 set -euo pipefail
 root=$1
 build=${2:-}
@@ -25,6 +26,9 @@ report="$out/gpu_check_report.md"
 [[ -s $report && -s $out/gpu_check.log ]] || { echo "FAIL no report or log in \$OUT"; exit 1; }
 fail() { cat "$report"; echo "FAIL $1"; exit 1; }
 grep -qE '^\| bench \| ok \|' "$report" || fail "the bench phase did not run ok"
+grep -qE '^\| learning \| ok \|' "$report" || fail "the learning phase did not run ok"
+grep -q 'learning, cpu bf16: the same curve within noise' "$out/gpu_check.log" ||
+  fail "no bf16 learning verdict in the log"
 grep -qE 'FAILED|TIMED OUT' "$report" && fail "a phase or a bench side failed"
 # Both models, 3 sides at each shape (mlm-bench, the transformers peer, the eager one).
 rows=$(grep -cE '^\| (bert|modernbert) ' "$report" || true)

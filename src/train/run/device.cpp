@@ -11,6 +11,7 @@
 
 #if MLM_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
 #include "mlm/util/errors.h"
@@ -70,6 +71,18 @@ const char* precision_name(torch::Dtype compute_dtype) {
   if (compute_dtype == torch::kBFloat16) return "bf16";
   if (compute_dtype == torch::kHalf) return "fp16";
   return "fp32";
+}
+
+double peak_device_memory_mb(const torch::Device& device) {
+#if MLM_WITH_CUDA
+  if (device.is_cuda()) {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index());
+    const auto aggregate = static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE);
+    return static_cast<double>(stats.allocated_bytes[aggregate].peak) / (1024.0 * 1024.0);
+  }
+#endif
+  (void)device;
+  return 0;
 }
 
 void configure_memory() {

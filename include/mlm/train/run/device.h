@@ -24,6 +24,10 @@ const char* precision_name(torch::Dtype compute_dtype);
 /// The CPU has AVX512-BF16 instructions (x86-64; false elsewhere).
 bool cpu_has_fast_bf16();
 
+/// The most memory PyTorch's caching allocator has held in tensors on a CUDA device since the
+/// process started, in MiB (torch.cuda.max_memory_allocated); 0 on the CPU.
+double peak_device_memory_mb(const torch::Device& device);
+
 /// Makes glibc keep freed memory in the process for reuse (no mmap for large blocks, no trim).
 /// A training step frees and re-allocates the same large tensors (logits, gradients,
 /// activations) every step; by default glibc returns each one to the kernel and faults it

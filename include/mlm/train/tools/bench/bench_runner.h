@@ -43,6 +43,7 @@ struct BenchResult {
   std::string peak_source;  // "shared" (BenchOptions::peak_gflops) | "in-process"
   double mfu = 0;
   double peak_rss_mb = 0;
+  double peak_device_mb = 0;  // CUDA: the allocator's peak of tensor memory (0 on the CPU)
   int64_t params = 0;
   std::string precision;   // fp32 | bf16
   std::string device;      // cpu | cuda:N
