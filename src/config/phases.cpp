@@ -12,10 +12,6 @@ namespace {
 
 std::string phase_path(int64_t index) { return "phases[" + std::to_string(index) + "]"; }
 
-bool starts_with(const std::string& text, const std::string& prefix) {
-  return text.rfind(prefix, 0) == 0;
-}
-
 // The RoPE bases: modernbert's, and free to change between phases (a longer-context phase
 // raises them).
 bool is_rope_key(const std::string& key) {
@@ -27,9 +23,9 @@ bool is_rope_key(const std::string& key) {
 // conditions stay caps over all phases (a phase ends after its own steps or tokens).
 std::string why_fixed(const std::string& key) {
   if (is_rope_key(key) || key == "model.activation_checkpointing") return "";
-  if (starts_with(key, "model.")) return "the model is built once for the whole run";
-  if (starts_with(key, "tokenizer.")) return "the tokenizer is the run's";
-  if (starts_with(key, "distributed.")) return "the processes are launched once for the run";
+  if (key.starts_with("model.")) return "the model is built once for the whole run";
+  if (key.starts_with("tokenizer.")) return "the tokenizer is the run's";
+  if (key.starts_with("distributed.")) return "the processes are launched once for the run";
   static const std::set<std::string> kRunKeys = {
       "train.output_dir", "train.resume", "train.device", "train.precision", "train.threads",
       "train.seed", "train.max_skipped_steps", "train.loss_scale_init", "train.loss_scale_growth_interval"};
@@ -41,7 +37,7 @@ std::string why_fixed(const std::string& key) {
 }
 
 bool is_learning_rate_key(const std::string& key) {
-  return key == "optim.learning_rate" || starts_with(key, "schedule.");
+  return key == "optim.learning_rate" || key.starts_with("schedule.");
 }
 
 // Mixes the phase index into the seed: the index-th value of the SplitMix64 stream from the

@@ -14,8 +14,6 @@
 namespace mlm::model {
 namespace {
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
 // TF-era checkpoints name LayerNorm parameters gamma/beta; transformers renames them on load.
 std::string normalise_key(std::string key) {
   auto replace_tail = [&](const std::string& from, const std::string& to) {
@@ -115,7 +113,7 @@ void load_hf_state_dict(BertForPreTrainingImpl& model, const TensorDict& state, 
   // without its prefix.
   bool bare = true;
   for (const auto& [key, _] : state)
-    if (starts_with(key, e) || starts_with(key, "cls.") || starts_with(key, names.head)) bare = false;
+    if (key.starts_with(e) || key.starts_with("cls.") || key.starts_with(names.head)) bare = false;
   std::map<std::string, torch::Tensor> source;
   for (const auto& [key, tensor] : state) {
     std::string name = normalise_key(bare ? e + key : key);
@@ -131,12 +129,12 @@ void load_hf_state_dict(BertForPreTrainingImpl& model, const TensorDict& state, 
   auto optional_key = [&](const std::string& key) {
     if (key == decoder_weight || key == decoder_bias) return true;
     if (key == head_bias && source.count(decoder_bias)) return true;
-    return bare && starts_with(key, names.head);
+    return bare && key.starts_with(names.head);
   };
   // Keys the file may have that this model does not use: the pooler (hub RoBERTa checkpoints
   // hold one; transformers' *ForMaskedLM ignores it too) and NSP head (objective mlm).
   auto ignorable_key = [&](const std::string& key) {
-    return !model.has_nsp_head() && (starts_with(key, e + "pooler.") || starts_with(key, "cls.seq_relationship."));
+    return !model.has_nsp_head() && (key.starts_with(e + "pooler.") || key.starts_with("cls.seq_relationship."));
   };
 
   const auto expected = to_hf_state_dict(model);

@@ -26,8 +26,6 @@
 namespace mlm::model {
 namespace {
 
-bool hub_key_has_prefix(const std::string& key, const char* prefix) { return key.rfind(prefix, 0) == 0; }
-
 // The tables the generator owns and the discriminator reads (deberta_rtd.h).
 bool is_hub_shared_table(const std::string& key) {
   return key == "deberta.embeddings.word_embeddings.weight" || key == "deberta.embeddings.position_embeddings.weight" ||
@@ -37,12 +35,12 @@ bool is_hub_shared_table(const std::string& key) {
 // Where a hub key goes in the pair's layout (DebertaV2ForPreTrainingImpl::hf_state_dict), or
 // empty for a key the pair has no place for.
 std::string pair_key_of(const std::string& key) {
-  if (is_hub_shared_table(key) || hub_key_has_prefix(key, "cls.predictions.")) return "generator." + key;
-  if (hub_key_has_prefix(key, "deberta.") || hub_key_has_prefix(key, "mask_predictions.")) return "discriminator." + key;
+  if (is_hub_shared_table(key) || key.starts_with("cls.predictions.")) return "generator." + key;
+  if (key.starts_with("deberta.") || key.starts_with("mask_predictions.")) return "discriminator." + key;
   return "";
 }
 
-bool is_generator_head(const std::string& pair_key) { return hub_key_has_prefix(pair_key, "generator.cls."); }
+bool is_generator_head(const std::string& pair_key) { return pair_key.starts_with("generator.cls."); }
 
 }  // namespace
 
@@ -73,7 +71,7 @@ void init_deberta_pair_from_discriminator(DebertaV2ForPreTrainingImpl& model, co
   const auto raw = read_hf_weights(dir);
   const auto file = with_legacy_head_keys(raw, weights_path.empty() ? dir : weights_path);
   const bool has_rtd_head = std::any_of(file.begin(), file.end(), [](const auto& kv) {
-    return hub_key_has_prefix(kv.first, "mask_predictions.");
+    return kv.first.starts_with("mask_predictions.");
   });
   if (!has_rtd_head)
     throw CheckpointError(dir + ": one network without an RTD head (mask_predictions.*), but model.objective rtd "
@@ -114,8 +112,8 @@ void init_deberta_pair_from_discriminator(DebertaV2ForPreTrainingImpl& model, co
     }
   }
   for (const auto& [key, t] : state) {
-    const bool from_discriminator = hub_key_has_prefix(key, "discriminator.") && key.find("_delta") == std::string::npos;
-    const bool table = hub_key_has_prefix(key, "generator.") && is_hub_shared_table(key.substr(10));
+    const bool from_discriminator = key.starts_with("discriminator.") && key.find("_delta") == std::string::npos;
+    const bool table = key.starts_with("generator.") && is_hub_shared_table(key.substr(10));
     if ((from_discriminator || table) && !from_file.count(key)) match.missing.push_back(key + " " + shape_str(t));
   }
   if (!match.ok())

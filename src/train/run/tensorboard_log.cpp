@@ -14,8 +14,6 @@ double wall_time() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
-
 }  // namespace
 
 std::vector<Scalar> row_scalars(const nlohmann::json& row) {
@@ -26,10 +24,10 @@ std::vector<Scalar> row_scalars(const nlohmann::json& row) {
     if (!value.is_number() || key == "step") continue;
     std::string tag;
     if (probe) {
-      if (!starts_with(key, "probe_")) continue;
+      if (!key.starts_with("probe_")) continue;
       tag = "probe/" + row["probe"].get<std::string>() + "/" + key.substr(6);
     } else if (eval) {
-      if (!starts_with(key, "eval_")) continue;
+      if (!key.starts_with("eval_")) continue;
       tag = "eval/" + key.substr(5);
     } else {
       tag = "train/" + key;
