@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "mlm/util/errors.h"
 
@@ -127,7 +128,12 @@ TensorDict read_safetensors(const std::string& path) {
   std::vector<Entry> entries;
   for (const auto& [name, value] : json.items())
     if (name != "__metadata__") entries.push_back(parse_entry(path, name, value, data_bytes));
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
+  // In data order. An empty tensor at the offset where the next one starts holds no bytes of it:
+  // by (begin, end), so it sorts first, and stably, so empty ones at one offset keep the
+  // header's order (writers list tensors in data order).
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
+  });
   for (size_t i = 1; i < entries.size(); ++i)
     if (entries[i].begin < entries[i - 1].end)
       throw CheckpointError(fmt::format("{}: tensors '{}' and '{}' overlap in the data section", path,
