@@ -54,7 +54,7 @@ nlohmann::json to_json(const mlm::train::bench::BenchResult& r, const Options& o
                          {"loss", r.loss},
                          {"data", r.real_data ? "pipeline" : "synthetic"}};
   // GPU memory under the peers' name (torch.cuda.max_memory_allocated), on CUDA only.
-  if (r.device.rfind("cuda", 0) == 0) json["peak_mem_mb"] = r.peak_device_mb;
+  if (r.device.starts_with("cuda")) json["peak_mem_mb"] = r.peak_device_mb;
   return json;
 }
 
@@ -79,7 +79,7 @@ void print_text(const mlm::train::bench::BenchResult& r) {
               r.mfu, r.tokens_per_s * r.train_flops_per_token / 1e9,
               r.peak_source == "shared" ? " given" : " measured", r.peak_gflops, r.precision.c_str(),
               r.peak_rss_mb);
-  if (r.device.rfind("cuda", 0) == 0) std::printf("  peak GPU memory %.0f MB (tensors)\n", r.peak_device_mb);
+  if (r.device.starts_with("cuda")) std::printf("  peak GPU memory %.0f MB (tensors)\n", r.peak_device_mb);
 }
 
 nlohmann::json to_json(const mlm::train::bench::PeakReport& report) {

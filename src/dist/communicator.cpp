@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -160,14 +161,17 @@ std::string Communicator::backend_name() const {
   return collectives_ ? collectives_->name() : "none";
 }
 
-void Communicator::start_all_reduce_sum(torch::Tensor& flat) {
-  if (world_size_ == 1) return;
+void Communicator::start(const char* collective, const std::function<void()>& call) {
   try {
-    collectives_->start_all_reduce_sum(flat);
+    call();
   } catch (const std::exception& e) {
     throw DistributedError(
-        fmt::format("[dist] rank {}/{}: all_reduce failed: {}", rank_, world_size_, first_line(e)));
+        fmt::format("[dist] rank {}/{}: {} failed: {}", rank_, world_size_, collective, first_line(e)));
   }
+}
+
+void Communicator::start_all_reduce_sum(torch::Tensor& flat) {
+  if (world_size_ > 1) start("all_reduce", [&] { collectives_->start_all_reduce_sum(flat); });
 }
 
 void Communicator::wait_all() {
@@ -210,15 +214,12 @@ void Communicator::broadcast(std::vector<torch::Tensor>& tensors, int root) {
   torch::NoGradGuard no_grad;
   auto groups = group_by_dtype_and_device(tensors);
   std::vector<torch::Tensor> flats;
-  try {
+  start("broadcast", [&] {
     for (const auto& group : groups) {
       flats.push_back(flatten(tensors, group));
       collectives_->start_broadcast(flats.back(), root);
     }
-  } catch (const std::exception& e) {
-    throw DistributedError(
-        fmt::format("[dist] rank {}/{}: broadcast failed: {}", rank_, world_size_, first_line(e)));
-  }
+  });
   wait_all();
   for (size_t g = 0; g < groups.size(); ++g) unflatten_into(flats[g], tensors, groups[g]);
 }
@@ -226,12 +227,7 @@ void Communicator::broadcast(std::vector<torch::Tensor>& tensors, int root) {
 std::vector<double> Communicator::sum_across_ranks(std::vector<double> values) {
   if (world_size_ == 1 || values.empty()) return values;
   auto tensor = torch::from_blob(values.data(), {static_cast<int64_t>(values.size())}, torch::kFloat64);
-  try {
-    host_->start_all_reduce_sum(tensor);
-  } catch (const std::exception& e) {
-    throw DistributedError(
-        fmt::format("[dist] rank {}/{}: all_reduce failed: {}", rank_, world_size_, first_line(e)));
-  }
+  start("all_reduce", [&] { host_->start_all_reduce_sum(tensor); });
   wait(*host_);
   return values;  // summed in place, through the tensor's view of them
 }
@@ -239,12 +235,7 @@ std::vector<double> Communicator::sum_across_ranks(std::vector<double> values) {
 void Communicator::all_gather_on_host(std::vector<torch::Tensor>& out, torch::Tensor& in) {
   out.assign(world_size_, torch::Tensor());
   for (auto& t : out) t = torch::empty_like(in);
-  try {
-    host_->start_all_gather(out, in);
-  } catch (const std::exception& e) {
-    throw DistributedError(fmt::format("[dist] rank {}/{}: all_gather failed: {}", rank_,
-                                       world_size_, first_line(e)));
-  }
+  start("all_gather", [&] { host_->start_all_gather(out, in); });
   wait(*host_);
 }
 

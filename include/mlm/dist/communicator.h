@@ -10,6 +10,7 @@
 // With world size 1 nothing is created and every call is a cheap no-op.
 #include <torch/torch.h>
 
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -82,6 +83,8 @@ class Communicator {
  private:
   Communicator(int rank, int world_size, torch::Device device, std::unique_ptr<Collectives> collectives,
                std::unique_ptr<Collectives> host, double timeout_s);
+  // Runs `call`, which starts a collective, turning what c10d throws into a DistributedError.
+  void start(const char* collective, const std::function<void()>& call);
   void wait(Collectives& group);
   void all_gather_on_host(std::vector<torch::Tensor>& out, torch::Tensor& in);
 
