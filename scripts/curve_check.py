@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A training curve against a reference curve made of several seeds.
 
-    curve_check.py reference OUT.json METRICS.jsonl...   (one metrics.jsonl per seed, 2 to 10)
+    curve_check.py reference OUT.json METRICS.jsonl... [--source TEXT]   (one metrics.jsonl per
+                                       seed, 2 or more; TEXT, how they were made, replaces their
+                                       paths in OUT.json's "sources")
     curve_check.py compare REFERENCE.json METRICS.jsonl [--label TEXT]
 
 reference: at every step where each seed's run logged a training loss (the mean over its
@@ -16,6 +18,7 @@ precision or seed than the reference's is "the same curve within noise" when it 
 the seeds' spread bounds what differs between two runs (initial weights, data order, masks,
 and rounding, which is smaller).
 """
+import argparse
 import json
 import math
 import statistics
@@ -64,11 +67,11 @@ def curve(path):
     return out
 
 
-def reference(out_path, paths):
+def reference(out_path, paths, source=None):
     if len(paths) < 2:
         sys.exit(f"curve_check reference: needs 2 runs or more, got {len(paths)}")
     curves = [curve(p) for p in paths]
-    ref = {"runs": len(curves), "sources": paths, "metrics": {}}
+    ref = {"runs": len(curves), "sources": [source] if source else paths, "metrics": {}}
     for m in METRICS:
         steps = sorted(set.intersection(*(set(c[m]) for c in curves)))
         if not steps:
@@ -106,12 +109,21 @@ def compare(ref_path, path, label):
 
 
 def main(argv):
-    if len(argv) >= 3 and argv[0] == "reference":
-        reference(argv[1], argv[2:])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    make = commands.add_parser("reference")
+    make.add_argument("out")
+    make.add_argument("metrics", nargs="+")
+    make.add_argument("--source")
+    check = commands.add_parser("compare")
+    check.add_argument("reference")
+    check.add_argument("metrics")
+    check.add_argument("--label", default="run")
+    a = parser.parse_args(argv)
+    if a.command == "reference":
+        reference(a.out, a.metrics, a.source)
         return 0
-    if len(argv) in (3, 5) and argv[0] == "compare" and (len(argv) == 3 or argv[3] == "--label"):
-        return compare(argv[1], argv[2], argv[4] if len(argv) == 5 else "run")
-    sys.exit(__doc__)
+    return compare(a.reference, a.metrics, a.label)
 
 
 if __name__ == "__main__":

@@ -169,8 +169,13 @@ fetch() {
 # --- the learning phase's curve ------------------------------------------------------------
 curve_reference_file="$root/tests/fixtures/curves/tiny_cpu_fp32.json"
 
-# curve_run BUILD OUT_DIR TOKENIZER DEVICE PRECISION SEED: the run the learning phase checks
-# and the reference is made of, the same settings for both.
+# curve_tokenizer BUILD TOKENIZER, then curve_run BUILD OUT_DIR TOKENIZER DEVICE PRECISION SEED:
+# the run the learning phase checks and the reference is made of, the same settings for both.
+# (From the repository: the config's corpus paths are relative to it.)
+curve_tokenizer() {
+  (cd "$root" && "$1/mlm-tokenizer" --config configs/tiny.yaml --set tokenizer.model="$2")
+}
+
 curve_run() {
   local build=$1 out=$2 tokenizer=$3 device=$4 precision=$5 seed=$6
   (cd "$root" && "$build/mlm-train" --config configs/tiny.yaml --set train.output_dir="$out" \
@@ -184,23 +189,17 @@ make_reference() {  # --reference: ten CPU fp32 runs, seeds 1-10, into $curve_re
   local build=${GPU_CHECK_BUILD:-$root/build} python=${MLM_PYTHON:-$root/.venv/bin/python}
   local tmp seed runs=()
   tmp=$(mktemp -d)
-  "$build/mlm-tokenizer" --config "$root/configs/tiny.yaml" --set tokenizer.model="$tmp/spm_tiny.model" || exit 1
+  curve_tokenizer "$build" "$tmp/spm_tiny.model" || exit 1
   for seed in $(seq 1 10); do
     curve_run "$build" "$tmp/seed$seed" "$tmp/spm_tiny.model" cpu fp32 "$seed" >"$tmp/seed$seed.log" 2>&1 ||
       { cat "$tmp/seed$seed.log"; exit 1; }
     runs+=("$tmp/seed$seed/metrics.jsonl")
   done
   mkdir -p "$(dirname "$curve_reference_file")"
-  "$python" "$root/scripts/curve_check.py" reference "$curve_reference_file" "${runs[@]}" || exit 1
   # Where the numbers come from, not the temporary paths they were read from.
-  "$python" - "$curve_reference_file" <<'PY'
-import json, sys
-ref = json.load(open(sys.argv[1]))
-ref["sources"] = ["scripts/gpu_check.sh --reference: configs/tiny.yaml, cpu, fp32, 1 thread, "
-                  "seeds 1-10, 200 steps (curve_run)"]
-json.dump(ref, open(sys.argv[1], "w"), indent=1)
-open(sys.argv[1], "a").write("\n")
-PY
+  "$python" "$root/scripts/curve_check.py" reference "$curve_reference_file" "${runs[@]}" \
+    --source "scripts/gpu_check.sh --reference: configs/tiny.yaml, cpu, fp32, 1 thread, seeds 1-10, 200 steps (curve_run)" ||
+    exit 1
   rm -rf "$tmp"
 }
 
@@ -524,7 +523,7 @@ learning_run() {  # configs/tiny.yaml, 200 steps on $device in each of $learn_pr
   local run="$runs_dir/learning" rc=0 p
   rm -rf "$run"
   mkdir -p "$run"
-  "$build/mlm-tokenizer" --config "$root/configs/tiny.yaml" --set tokenizer.model="$run/spm_tiny.model" || return
+  curve_tokenizer "$build" "$run/spm_tiny.model" || return
   for p in $learn_precisions; do
     curve_run "$build" "$run/$p" "$run/spm_tiny.model" "$device" "$p" 42 >"$run/$p.log" 2>&1 ||
       { tail -n 20 "$run/$p.log"; rc=1; continue; }
@@ -657,7 +656,7 @@ echo "python: $python ($("$python" -c 'import importlib.metadata as m; print("to
 export root gpu_dir debs sysroot build runs_dir python device precision dist_backend ctest_max \
   learn_precisions curve_reference_file \
   bench_warmup bench_steps bench_peak_repeats bench_threads bert_shape modernbert_shape bench_rows skip_note SKIPPED
-export -f unpack_deb unpack configure info run_ctest curve_run learning_run dist_run bench_row bench_case bench
+export -f unpack_deb unpack configure info run_ctest curve_tokenizer curve_run learning_run dist_run bench_row bench_case bench
 if ((dry_run)); then
   for exe in mlm-train mlm-bench mlm-tokenizer; do
     [[ -x $build/$exe ]] || {
