@@ -2,10 +2,6 @@
 // tensors. Skipped without two CUDA devices (and without a CUDA build).
 #include <gtest/gtest.h>
 
-#ifdef MLM_WITH_CUDA
-#include <c10/cuda/CUDAFunctions.h>
-#endif
-
 #include "cuda_skip.h"
 #include "dist/multi_rank.h"
 #include "mlm/dist/communicator.h"
@@ -31,19 +27,14 @@ MLM_DIST_SCENARIO(nccl_collectives) {
 #ifdef MLM_WITH_CUDA
   // Host numbers go through the host's own (Gloo) group: no read of the GPU, so a step's
   // counts never wait for the work queued before them.
-  torch::cuda::synchronize();
-  c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_ERROR);
   std::vector<double> counts;
   std::string gathered;
-  try {
+  {
+    const mlm::testing::NoDeviceSyncs no_syncs;
     counts = comm->sum_across_ranks({1.0 * r, 2.0});
     gathered = comm->all_gather_strings("rank" + std::to_string(r)).at(1);
     comm->barrier();
-  } catch (...) {
-    c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_DISABLED);
-    throw;
   }
-  c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_DISABLED);
   EXPECT_EQ(counts, (std::vector<double>{n * (n - 1) / 2.0, 2.0 * n}));
   EXPECT_EQ(gathered, "rank1");
 #endif
