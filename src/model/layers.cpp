@@ -89,25 +89,29 @@ QkvHeads project_qkv(const torch::nn::Linear& qkv, const torch::Tensor& queries,
   auto q = at::linear(queries, part(w, 0, hidden), part(b, 0, hidden))
                .view({batch, rows, heads, head_dim})
                .permute({0, 2, 1, 3});
-  auto kv = at::linear(x, part(w, hidden, 2 * hidden), part(b, hidden, 2 * hidden))
-                .view({batch, seq, 2, heads, head_dim})
-                .permute({2, 0, 3, 1, 4});
+  const auto kv = at::linear(x, part(w, hidden, 2 * hidden), part(b, hidden, 2 * hidden))
+                      .view({batch, seq, 2, heads, head_dim})
+                      .permute({2, 0, 3, 1, 4})
+                      .unbind(0);
   return {q, kv[0], kv[1]};
 }
 
 QkvHeads qkv_heads(const torch::Tensor& fused, int64_t heads) {
   TORCH_CHECK(fused.dim() == 3 && fused.size(2) % (3 * heads) == 0, "qkv_heads: [B,S,3H] with H divisible by ",
               heads, " heads, got ", fused.sizes());
-  const auto parts =
-      fused.view({fused.size(0), fused.size(1), 3, heads, fused.size(2) / (3 * heads)}).permute({2, 0, 3, 1, 4});
+  // unbind, not three selects: its backward stacks the three gradients in one write, where each
+  // select's zero-fills a whole [3,B,A,S,D] buffer, copies its part in and the three are added.
+  const auto parts = fused.view({fused.size(0), fused.size(1), 3, heads, fused.size(2) / (3 * heads)})
+                         .permute({2, 0, 3, 1, 4})
+                         .unbind(0);
   return {parts[0], parts[1], parts[2]};
 }
 
 QkvHeads qkv_rows(const torch::Tensor& fused, int64_t heads) {
   TORCH_CHECK(fused.dim() == 2 && fused.size(1) % (3 * heads) == 0, "qkv_rows: [T,3H] with H divisible by ", heads,
               " heads, got ", fused.sizes());
-  const auto parts = fused.view({fused.size(0), 3, heads, fused.size(1) / (3 * heads)});
-  return {parts.select(1, 0), parts.select(1, 1), parts.select(1, 2)};
+  const auto parts = fused.view({fused.size(0), 3, heads, fused.size(1) / (3 * heads)}).unbind(1);
+  return {parts[0], parts[1], parts[2]};
 }
 
 torch::Tensor self_attention(const torch::nn::Linear& qkv, const torch::Tensor& x, int64_t heads,
