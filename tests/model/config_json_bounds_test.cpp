@@ -76,6 +76,22 @@ TEST_F(ConfigJsonBounds, DimensionsThatBuildNoModelAreRefused) {
   EXPECT_NE(message.find("embedding_size -3 must be >= 0 (0: the hidden size)"), std::string::npos) << message;
 }
 
+TEST_F(ConfigJsonBounds, WholeNumberFieldsTakeWholeValuesInRangeOnly) {
+  // A float was cast as it was: 32.5 truncated to 32, 1e300 undefined (the fuzzer's find).
+  auto message = refusal(R"({"model_type": "roberta", "hidden_size": 1e300})");
+  EXPECT_NE(message.find("hidden_size is 1e+300, not a whole number"), std::string::npos) << message;
+  message = refusal(R"({"model_type": "bert", "num_attention_heads": 2.5})");
+  EXPECT_NE(message.find("num_attention_heads is 2.5, not a whole number"), std::string::npos) << message;
+  message = refusal(R"({"model_type": "bert", "intermediate_size": 9223372036854775808.0})");
+  EXPECT_NE(message.find("intermediate_size is 9.223372036854776e+18, not a whole number"), std::string::npos)
+      << message;
+  message = refusal(R"({"model_type": "bert", "vocab_size": 18446744073709551615})");
+  EXPECT_NE(message.find("vocab_size is 18446744073709551615, not a whole number"), std::string::npos) << message;
+  // A whole value written as a float is that number.
+  const auto path = write_config(R"({"model_type": "bert", "hidden_size": 64.0, "num_attention_heads": 4})");
+  EXPECT_EQ(model_config_from_hf(path, config::ModelConfig{}).hidden_size, 64);
+}
+
 TEST_F(ConfigJsonBounds, AConfigJsonDisagreeingWithTheWeightsIsRefused) {
   auto c = testing::tiny_config(config::NormPosition::post);
   c.vocab_size = testing::kTinyVocab;

@@ -3,6 +3,9 @@
 // writing every architecture's config.json shares (each spec composes its own from these).
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -13,18 +16,34 @@
 namespace mlm::model {
 
 /// json[key] into `field` when present and not null; CheckpointError naming the file and key
-/// for a value of the wrong type.
+/// for a value of the wrong type, and for a whole-number field a fraction or a value past its range.
 template <class T>
 void take(const nlohmann::json& json, const char* key, T& field, const std::string& path) {
   if (!json.contains(key) || json[key].is_null()) return;
+  const auto& value = json[key];
+  const char* kind = std::is_same_v<T, bool>            ? "true or false"
+                     : std::is_floating_point_v<T>      ? "number"
+                     : std::is_same_v<T, std::string>   ? "string"
+                                                        : "whole number";
+  auto refuse = [&] { return CheckpointError(path + ": " + key + " is " + value.dump() + ", not a " + kind); };
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // nlohmann casts a float (768.0, 1e300) or an unsigned past T's range as it is: truncated,
+    // or undefined behaviour. Only whole values T holds are taken.
+    if (value.is_number_float()) {
+      const double v = value.get<double>(), limit = std::ldexp(1.0, std::numeric_limits<T>::digits);
+      if (!(v >= (std::is_signed_v<T> ? -limit : 0.0) && v < limit) || std::trunc(v) != v) throw refuse();
+      field = static_cast<T>(v);
+      return;
+    }
+    if (value.is_number_unsigned() &&
+        value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max())) {
+      throw refuse();
+    }
+  }
   try {
-    field = json[key].get<T>();
+    field = value.get<T>();
   } catch (const std::exception&) {
-    const char* kind = std::is_same_v<T, bool>            ? "true or false"
-                       : std::is_floating_point_v<T>      ? "number"
-                       : std::is_same_v<T, std::string>   ? "string"
-                                                          : "whole number";
-    throw CheckpointError(path + ": " + key + " is " + json[key].dump() + ", not a " + kind);
+    throw refuse();
   }
 }
 
