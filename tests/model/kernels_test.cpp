@@ -13,6 +13,7 @@
 #include "mlm/model/kernels/dropout.h"
 #include "mlm/model/kernels/dropout_add_layer_norm.h"
 #include "mlm/model/kernels/masked_lm_loss.h"
+#include "mlm/model/kernels/parallel_rows.h"
 #include "mlm/model/kernels/philox.h"
 #include "model_test_util.h"
 #include "mlm/model/kernels/fast_log.h"
@@ -101,6 +102,15 @@ TEST(Philox, KeepRateWithinFiveSigmaOfOneMinusP) {
     const double sigma = std::sqrt(n * p * (1 - p));
     EXPECT_NEAR(kept, n * (1 - p), 5 * sigma) << "p " << p;
   }
+}
+
+// The thread-count tests below compare something only where the kernels' rows really split:
+// until 2026-12-05 they were built without OpenMP and every kernel ran on one thread.
+TEST(KernelThreads, RowsSplitOverLibTorchsThreads) {
+#if defined(__clang__)
+  GTEST_SKIP() << "clang builds run the kernels on one thread (CMakeLists.txt: one OpenMP runtime)";
+#endif
+  EXPECT_TRUE(kernels_split_rows());
 }
 
 TEST(Philox, MaskDoesNotDependOnTheThreadCount) {

@@ -14,6 +14,7 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
+#include "mlm/model/kernels/parallel_rows.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
@@ -113,6 +114,10 @@ void configure_threads(int64_t threads, int local_world_size) {
     n = std::max<int64_t>(1, cores / std::max(1, local_world_size));
   }
   torch::set_num_threads(static_cast<int>(n));
+  if (n > 1 && !model::kernels::kernels_split_rows()) {
+    log::warn("train", "{} threads: this build's fused CPU kernels run on one thread (compiled without "
+              "LibTorch's parallel backend; docs/BUILD.md)", n);
+  }
 }
 
 }  // namespace mlm::train
