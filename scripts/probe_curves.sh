@@ -67,7 +67,7 @@ for run in "${runs[@]}"; do
 done
 
 "$python" - "$out" "${!configs[@]}" <<'PY'
-import json, os, statistics, sys
+import json, os, sys
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -79,11 +79,6 @@ metrics = {r: [json.loads(l) for l in open(os.path.join(out, r, "metrics.jsonl")
 seen = {row["probe"] for rows in metrics.values() for row in rows if "probe" in row}
 tasks = [t for t in ("wordnet_topic", "wordnet_hypernym", "wordnet_similarity", "pydoc_entities") if t in seen]
 colors = dict(zip(order, ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")))
-
-def spread(per_seed_rows):
-    """The suite average's standard deviation over the seeds: each seed's mean over the tasks."""
-    per_seed = [statistics.mean(s) for s in zip(*per_seed_rows)]
-    return statistics.stdev(per_seed) if len(per_seed) > 1 else 0.0
 
 def training_seconds(rows):
     """{step: seconds spent training up to it}, from each logged window's tokens at its rate
@@ -118,8 +113,7 @@ for run in runs:
         panels["rtd"].plot(rtd, [evals[s]["eval_rtd_f1"] for s in rtd], "o-", color=color, label=run)
     for step in steps:
         point = probes[step]
-        avg_std = spread([point[t]["probe_validation_per_seed"] for t in tasks if t in point and point[t]["probe_metric"] != "mse"])
-        point["average"]["std"] = avg_std
+        avg_std = point["average"]["probe_validation_std"]  # over the seeds, of their means over the tasks
         ev = evals.get(step, {})
         seconds = max((t for s, t in trained.items() if s <= step), default=0.0)
         cells = "\t".join(f"{point[t]['probe_validation']:.4f}\t{point[t]['probe_validation_std']:.4f}" for t in tasks)
@@ -130,7 +124,7 @@ for run in runs:
               + "".join(f" | {t} {point[t]['probe_validation']:.4f} ± {point[t]['probe_validation_std']:.4f}" for t in tasks)
               + f" | average {point['average']['probe_validation']:.4f} ± {avg_std:.4f}")
     panels["average"].errorbar(steps, [probes[s]["average"]["probe_validation"] for s in steps],
-                               yerr=[probes[s]["average"]["std"] for s in steps], fmt="o-", capsize=3, color=color, label=run)
+                               yerr=[probes[s]["average"]["probe_validation_std"] for s in steps], fmt="o-", capsize=3, color=color, label=run)
     for task in tasks[:3]:
         have = [s for s in steps if task in probes[s]]
         panels[task].errorbar(have, [probes[s][task]["probe_validation"] for s in have],

@@ -36,9 +36,14 @@ void print_suite(const nlohmann::json& report) {
   }
   const auto& a = report["average"];
   std::cout << fmt::format("{:<{}} {:<9}", "average", width, "");
-  if (a.contains("validation")) std::cout << fmt::format(" validation {:.4f}", a["validation"].get<double>());
-  if (a.contains("test")) std::cout << fmt::format("           test {:.4f}", a["test"].get<double>());
-  std::cout << fmt::format("  (mean of {} tasks' means; mse left out)\n", a["tasks"].get<int64_t>());
+  // Its spread is over the seeds, of each seed's mean over the tasks.
+  const auto average = [&](const std::string& split) {
+    return fmt::format("{:.4f} ± {:.4f}", a[split].get<double>(), a[split + "_std"].get<double>());
+  };
+  if (a.contains("validation")) std::cout << " validation " << average("validation");
+  if (a.contains("test")) std::cout << "  test " << average("test");
+  std::cout << fmt::format("  (mean of {} tasks' means, std over the {}; mse left out)\n", a["tasks"].get<int64_t>(),
+                           seeds_text);
 }
 
 void print_task(const nlohmann::json& report) {

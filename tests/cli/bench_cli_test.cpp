@@ -228,5 +228,34 @@ TEST(BenchCli, NonMlmObjectiveIsConfigError) {
   EXPECT_NE(run.err.find("model.objective"), std::string::npos) << run.err;
 }
 
+TEST(BenchCli, AttentionJsonTimesTheFusedScoresAndTheComposition) {
+  TempDir dir;
+  const auto run = mlm_bench(dir, with_shape({"--config", tiny_config(), "--attention", "--json", "--steps", "2",
+                                              "--warmup", "1", "--set", "model.architecture=deberta_v2", "--set",
+                                              "model.relative_attention=true", "--set", "model.position_buckets=0"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 1) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["mode"], "attention");
+  for (const char* key : {"fused_ms", "fused_forward_ms", "composition_ms", "composition_forward_ms"})
+    expect_positive_finite(j, key);
+  EXPECT_LE(j["fused_forward_ms"].get<double>(), j["fused_ms"].get<double>()) << "the forward is part of the step";
+  EXPECT_EQ(j["steps"], 2);
+  EXPECT_EQ(j["batch"], 8);
+  EXPECT_EQ(j["seq_len"], 64);
+  EXPECT_EQ(j["hidden"], 128);
+  EXPECT_EQ(j["heads"], 2);
+  EXPECT_EQ(j["relative_rows"], 127) << "unbucketed: every distance between 64 positions, -63..63";
+  EXPECT_EQ(j["precision"], "fp32");
+}
+
+TEST(BenchCli, AttentionOfAModelWithoutDisentangledAttentionIsConfigError) {
+  TempDir dir;
+  const auto run = mlm_bench(dir, with_shape({"--config", tiny_config(), "--attention"}));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("model.architecture"), std::string::npos) << run.err;
+  EXPECT_TRUE(run.out.empty()) << run.out;
+}
+
 }  // namespace
 }  // namespace mlm::cli

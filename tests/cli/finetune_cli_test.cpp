@@ -269,7 +269,12 @@ TEST(FinetuneCli, ASuiteReportsEachTasksMeanAndSpreadOverItsSeedsAndTheAverage) 
   EXPECT_FALSE(report["tasks"][1]["higher_is_better"].get<bool>());
   // The average is over the tasks whose higher score is better: mse is left out.
   EXPECT_EQ(report["average"]["tasks"], 1);
-  EXPECT_DOUBLE_EQ(report["average"]["validation"].get<double>(), report["tasks"][0]["validation"]["mean"].get<double>());
+  for (const std::string split : {"validation", "test"}) {
+    const auto& task = report["tasks"][0][split];
+    EXPECT_DOUBLE_EQ(report["average"][split].get<double>(), task["mean"].get<double>()) << split;
+    EXPECT_DOUBLE_EQ(report["average"][split + "_std"].get<double>(), task["std"].get<double>()) << split;
+    EXPECT_EQ(report["average"][split + "_per_seed"], task["per_seed"]) << split;
+  }
 
   // --seeds N: the seeds 1..N; the text report, one line per task and the average.
   const CliRun text = run_tool("mlm-finetune", dir, {"--model", checkpoint.string(), "--suite", suite.string(), "--seeds", "1"}, false);
@@ -279,7 +284,8 @@ TEST(FinetuneCli, ASuiteReportsEachTasksMeanAndSpreadOverItsSeedsAndTheAverage) 
   EXPECT_NE(text.out.find("sixes             mse       validation "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find(" ± "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("(1 seed)"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("average"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("average                     validation "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("std over the 1 seed; mse left out"), std::string::npos) << text.out;
 
   // A bad suite: one line naming the key, exit 2; --output and --seeds do not go with it / without it.
   std::ofstream(dir.path() / "bad.yaml") << "suite:\n  name: small\n  seeds: [1, 1]\n  tasks: [pair/task.yaml]\n";

@@ -5,8 +5,10 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <cmath>
 #include <fstream>
 #include <functional>
+#include <stdexcept>
 
 #include "config/config_test_util.h"
 #include "mlm/model/make_masked_lm.h"
@@ -64,6 +66,18 @@ TEST(FinetuneMetrics, SeedSpreadIsTheMeanAndTheSampleStandardDeviation) {
   EXPECT_NEAR(s.mean, 0.7, 1e-12);
   EXPECT_NEAR(s.std, 0.2, 1e-12) << "n - 1: sqrt((0.04 + 0 + 0.04) / 2)";
   EXPECT_EQ(spread_of({0.3}).std, 0.0);
+}
+
+TEST(FinetuneMetrics, ASuitesAverageSpreadsOverTheSeedsOfItsPerSeedMeans) {
+  // Two tasks over three seeds: the seeds' averages are 0.4, 0.4, 0.7.
+  const auto per_seed = mean_over_tasks({{0.2, 0.4, 0.6}, {0.6, 0.4, 0.8}});
+  ASSERT_EQ(per_seed.size(), 3u);
+  EXPECT_NEAR(per_seed[2], 0.7, 1e-12);
+  const auto s = spread_of(per_seed);
+  EXPECT_NEAR(s.mean, 0.5, 1e-12) << "the mean of the tasks' means, 0.4 and 0.6";
+  EXPECT_NEAR(s.std, std::sqrt(0.03), 1e-12) << "sqrt((0.01 + 0.01 + 0.04) / 2), not the tasks' 0.2 each";
+  EXPECT_TRUE(mean_over_tasks({}).empty());
+  EXPECT_THROW(mean_over_tasks({{0.1, 0.2}, {0.3}}), std::logic_error);
 }
 
 TEST(FinetuneMetrics, SpansAsSeqevalsDefaultMode) {

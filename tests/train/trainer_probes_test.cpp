@@ -70,11 +70,18 @@ TEST(TrainerProbes, ScoresLandInTheMetricsAndTheRunTrainsAsWithout) {
   for (size_t i = 0; i < plain.params.size(); ++i) EXPECT_TRUE(torch::equal(probed.params[i], plain.params[i])) << i;
 
   std::vector<int64_t> probe_steps, suite_steps, average_steps;
+  std::vector<nlohmann::json> suite_rows;
   for (const auto& row : read_metrics(dir)) {
     if (!row.contains("probe")) continue;
-    if (row["probe_metric"] == "average") {  // the suite's average over its tasks: here the one task's mean
+    if (row["probe_metric"] == "average") {  // the suite's average over its tasks: here the one task's scores
       EXPECT_EQ(row["probe"], "mini");
       EXPECT_EQ(row["probe_tasks"], 1);
+      ASSERT_FALSE(suite_rows.empty());
+      const auto& task = suite_rows.back();  // its task's row, just before it
+      EXPECT_EQ(row["probe_validation_per_seed"], task["probe_validation_per_seed"]);
+      EXPECT_NEAR(row["probe_validation"].get<double>(), task["probe_validation"].get<double>(), 1e-12);
+      EXPECT_NEAR(row["probe_validation_std"].get<double>(), task["probe_validation_std"].get<double>(), 1e-12)
+          << "the spread over the seeds of their means over the tasks";
       average_steps.push_back(row["step"]);
       continue;
     }
@@ -97,6 +104,7 @@ TEST(TrainerProbes, ScoresLandInTheMetricsAndTheRunTrainsAsWithout) {
                 1e-12)
         << "the sample standard deviation of two values";
     suite_steps.push_back(row["step"]);
+    suite_rows.push_back(row);
   }
   EXPECT_EQ(probe_steps, (std::vector<int64_t>{0, 3, 6}));
   EXPECT_EQ(suite_steps, (std::vector<int64_t>{0, 3, 6}));

@@ -1,5 +1,7 @@
 #include "mlm/train/finetune/probes.h"
 
+#include <algorithm>
+
 #include "mlm/config/suite_config.h"
 #include "mlm/model/make_masked_lm.h"
 #include "mlm/train/finetune/seed_spread.h"
@@ -42,6 +44,43 @@ Classifier make_classifier(model::MaskedLm encoder, const config::TaskConfig& ta
   return classifier;
 }
 
+namespace {
+
+// After the tasks' scores, each suite's average over its tasks as mlm-finetune --suite reports it:
+// the mean of their means ± the spread over the seeds (tasks scored by mse, lower better, left out;
+// the test split's when every averaged task has one).
+void append_suite_averages(std::vector<ProbeScore>& scores) {
+  std::vector<std::string> suites;
+  for (const auto& s : scores)
+    if (!s.suite.empty() && std::find(suites.begin(), suites.end(), s.suite) == suites.end()) suites.push_back(s.suite);
+  for (const auto& suite : suites) {
+    std::vector<std::vector<double>> validations, tests;
+    for (const auto& s : scores) {
+      if (s.suite != suite || !s.higher_is_better) continue;
+      validations.push_back(s.validation_per_seed);
+      if (s.test) tests.push_back(s.test_per_seed);
+    }
+    if (validations.empty()) continue;
+    ProbeScore average;
+    average.task = average.suite = suite;
+    average.metric = "average";
+    average.tasks = static_cast<int64_t>(validations.size());
+    average.validation_per_seed = mean_over_tasks(validations);
+    const auto validation = spread_of(average.validation_per_seed);
+    average.validation = validation.mean;
+    average.validation_std = validation.std;
+    if (tests.size() == validations.size()) {
+      average.test_per_seed = mean_over_tasks(tests);
+      const auto test = spread_of(average.test_per_seed);
+      average.test = test.mean;
+      average.test_std = test.std;
+    }
+    scores.push_back(average);
+  }
+}
+
+}  // namespace
+
 std::vector<ProbeScore> Probes::run(model::MaskedLm model, const text::Tokenizer& tokenizer,
                                     const torch::Device& device, torch::Dtype compute_dtype) {
   std::vector<ProbeScore> scores;
@@ -72,6 +111,7 @@ std::vector<ProbeScore> Probes::run(model::MaskedLm model, const text::Tokenizer
     s.eval_seconds = seeded.eval_seconds;
     scores.push_back(s);
   }
+  append_suite_averages(scores);
   return scores;
 }
 

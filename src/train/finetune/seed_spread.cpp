@@ -1,6 +1,7 @@
 #include "mlm/train/finetune/seed_spread.h"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "mlm/train/finetune/probes.h"
 
@@ -16,6 +17,16 @@ Spread spread_of(const std::vector<double>& values) {
   for (const auto v : values) squares += (v - s.mean) * (v - s.mean);
   s.std = std::sqrt(squares / (n - 1));
   return s;
+}
+
+std::vector<double> mean_over_tasks(const std::vector<std::vector<double>>& per_task) {
+  if (per_task.empty()) return {};
+  std::vector<double> per_seed(per_task.front().size(), 0.0);
+  for (const auto& scores : per_task) {
+    if (scores.size() != per_seed.size()) throw std::logic_error("mean_over_tasks: tasks scored over different seeds");
+    for (size_t s = 0; s < scores.size(); ++s) per_seed[s] += scores[s] / static_cast<double>(per_task.size());
+  }
+  return per_seed;
 }
 
 SeededScores finetune_over_seeds(model::MaskedLm model, const config::TaskConfig& task, const TaskSplits& splits,

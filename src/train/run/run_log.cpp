@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <map>
 
 #include "mlm/train/run/stop_signals.h"
 #include "mlm/util/logging.h"
@@ -54,11 +53,15 @@ void RunLog::probed(const std::vector<ProbeScore>& scores, const TrainerState& s
                           {"tokens", state.tokens_seen},
                           {"probe", s.task},
                           {"probe_metric", s.metric},
-                          {"probe_validation", s.validation},
-                          {"probe_best_epoch", s.best_epoch},
-                          {"probe_steps", s.steps},
-                          {"probe_time_s", s.seconds},
-                          {"probe_eval_time_s", s.eval_seconds}};
+                          {"probe_validation", s.validation}};
+    if (s.tasks > 0) {
+      row["probe_tasks"] = s.tasks;  // a suite's average, after its tasks' rows
+    } else {
+      row["probe_best_epoch"] = s.best_epoch;
+      row["probe_steps"] = s.steps;
+      row["probe_time_s"] = s.seconds;
+      row["probe_eval_time_s"] = s.eval_seconds;
+    }
     if (s.test) row["probe_test"] = *s.test;
     if (!s.suite.empty()) {  // the scores above are means over the suite's seeds
       row["probe_suite"] = s.suite;
@@ -76,30 +79,15 @@ void RunLog::probed(const std::vector<ProbeScore>& scores, const TrainerState& s
     const auto pm = [&](double mean, double std) {
       return s.suite.empty() ? fmt::format("{:.4f}", mean) : fmt::format("{:.4f} ± {:.4f}", mean, std);
     };
-    log::info("probe", "step {} | {}: validation {} {}{} | {} steps{} in {}", state.step, s.task, s.metric,
-              pm(s.validation, s.validation_std), s.test ? ", test " + pm(*s.test, s.test_std.value_or(0)) : "",
-              s.steps, s.suite.empty() ? "" : fmt::format(" x {} seeds", seeds), format_duration(s.seconds));
-  }
-  // Each suite's average over its tasks of their means, as mlm-finetune --suite reports it (tasks
-  // scored by mse, lower better, left out): one row named after the suite.
-  std::map<std::string, std::vector<const ProbeScore*>> suites;
-  for (const auto& s : scores)
-    if (!s.suite.empty() && s.higher_is_better) suites[s.suite].push_back(&s);
-  for (const auto& [suite, tasks] : suites) {
-    double validation = 0, test = 0;
-    bool all_tested = true;
-    for (const auto* s : tasks) {
-      validation += s->validation / static_cast<double>(tasks.size());
-      test += s->test.value_or(0) / static_cast<double>(tasks.size());
-      all_tested = all_tested && s->test.has_value();
-    }
-    nlohmann::json row = {{"step", state.step},       {"tokens", state.tokens_seen}, {"probe", suite},
-                          {"probe_suite", suite},     {"probe_metric", "average"},   {"probe_tasks", tasks.size()},
-                          {"probe_validation", validation}};
-    if (all_tested) row["probe_test"] = test;
-    write_row(row);
-    log::info("probe", "step {} | {}: average of {} tasks: validation {:.4f}{}", state.step, suite, tasks.size(),
-              validation, all_tested ? fmt::format(", test {:.4f}", test) : "");
+    const auto scores_text = pm(s.validation, s.validation_std) +
+                             (s.test ? ", test " + pm(*s.test, s.test_std.value_or(0)) : "");
+    if (s.tasks > 0)
+      log::info("probe", "step {} | {}: average of {} tasks: validation {} (std over {} seeds)", state.step, s.task,
+                s.tasks, scores_text, seeds);
+    else
+      log::info("probe", "step {} | {}: validation {} {} | {} steps{} in {}", state.step, s.task, s.metric,
+                scores_text, s.steps, s.suite.empty() ? "" : fmt::format(" x {} seeds", seeds),
+                format_duration(s.seconds));
   }
 }
 

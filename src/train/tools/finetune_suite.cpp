@@ -21,6 +21,23 @@ nlohmann::json spread_json(const std::vector<double>& values) {
   return {{"mean", s.mean}, {"std", s.std}, {"per_seed", values}};
 }
 
+// The mean over the tasks of their means and its spread over the seeds (each seed's mean over the
+// tasks); the test split's only when every averaged task has one.
+nlohmann::json average_json(const std::vector<std::vector<double>>& validations,
+                            const std::vector<std::vector<double>>& tests) {
+  nlohmann::json average = {{"tasks", validations.size()}};
+  const auto add = [&](const std::string& split, const std::vector<std::vector<double>>& per_task) {
+    const auto per_seed = mean_over_tasks(per_task);
+    const auto s = spread_of(per_seed);
+    average[split] = s.mean;
+    average[split + "_std"] = s.std;
+    average[split + "_per_seed"] = per_seed;
+  };
+  if (!validations.empty()) add("validation", validations);
+  if (!tests.empty() && tests.size() == validations.size()) add("test", tests);
+  return average;
+}
+
 }  // namespace
 
 nlohmann::json finetune_suite(const fs::path& model_dir, const std::string& suite_file,
@@ -50,8 +67,7 @@ nlohmann::json finetune_suite(const fs::path& model_dir, const std::string& suit
                            {"precision", precision_name(dtype)},
                            {"seeds", suite.seeds}};
   auto rows = nlohmann::json::array();
-  double validation_sum = 0, test_sum = 0;
-  int64_t averaged = 0, tested = 0;
+  std::vector<std::vector<double>> validations, tests;  // per seed, of the tasks averaged
   for (size_t i = 0; i < tasks.size(); ++i) {
     const auto& task = tasks[i];
     const auto scores = finetune_over_seeds(saved.model, task, splits[i], suite.seeds,
@@ -67,21 +83,14 @@ nlohmann::json finetune_suite(const fs::path& model_dir, const std::string& suit
                           {"eval_seconds", scores.eval_seconds},
                           {"tokenize_seconds", tokenize_seconds[i]}};
     if (!scores.test.empty()) row["test"] = spread_json(scores.test);
-    if (config::higher_is_better(task.task.metric)) {
-      ++averaged;
-      validation_sum += row["validation"]["mean"].get<double>();
-      if (row.contains("test")) {
-        ++tested;
-        test_sum += row["test"]["mean"].get<double>();
-      }
+    if (config::higher_is_better(task.task.metric)) {  // mse, on another scale, stays out of the average
+      validations.push_back(scores.validation);
+      if (!scores.test.empty()) tests.push_back(scores.test);
     }
     rows.push_back(row);
   }
   report["tasks"] = rows;
-  nlohmann::json average = {{"tasks", averaged}};
-  if (averaged > 0) average["validation"] = validation_sum / static_cast<double>(averaged);
-  if (tested > 0 && tested == averaged) average["test"] = test_sum / static_cast<double>(tested);
-  report["average"] = average;
+  report["average"] = average_json(validations, tests);
   report["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;
 }

@@ -19,6 +19,11 @@ struct Spread {
 };
 Spread spread_of(const std::vector<double>& values);
 
+/// A suite's average per seed: each seed's mean over the tasks' scores (`per_task[t][s]`, every
+/// task run over the same seeds). Its spread_of is the average as GLUE-style reports give it: the
+/// mean of the tasks' means, ± the standard deviation over the seeds.
+std::vector<double> mean_over_tasks(const std::vector<std::vector<double>>& per_task);
+
 struct SeededScores {
   std::vector<int64_t> seeds;
   std::vector<double> validation, test;  // the task's metric per seed (test: when it has one)

@@ -1,6 +1,7 @@
 #pragma once
-// What one probe reports (a task fine-tuned on a copy of the run's weights, its scores), as the
-// loop hands it to its reporter (run_reporter.h); the probes themselves live in finetune/.
+// What one probe reports (a task fine-tuned on a copy of the run's weights, its scores), or a
+// suite's average over its tasks, as the loop hands them to its reporter (run_reporter.h); the
+// probes themselves live in finetune/.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +23,7 @@ struct ProbeScore {
   int64_t steps = 0;             // of one fine-tuning
   double seconds = 0;            // over every seed
   double eval_seconds = 0;       // of which scoring the validation and test splits
+  int64_t tasks = 0;             // a suite's average (metric "average"): over how many tasks; else 0
 };
 
 }  // namespace mlm::train
