@@ -78,6 +78,15 @@ TEST(FinetuneMetrics, ASuitesAverageSpreadsOverTheSeedsOfItsPerSeedMeans) {
   EXPECT_NEAR(s.std, std::sqrt(0.03), 1e-12) << "sqrt((0.01 + 0.01 + 0.04) / 2), not the tasks' 0.2 each";
   EXPECT_TRUE(mean_over_tasks({}).empty());
   EXPECT_THROW(mean_over_tasks({{0.1, 0.2}, {0.3}}), std::logic_error);
+
+  const auto with_tests = suite_average({{0.2, 0.4, 0.6}, {0.6, 0.4, 0.8}}, {{0.6, 0.4, 0.8}, {0.2, 0.4, 0.6}});
+  EXPECT_EQ(with_tests.tasks, 2);
+  EXPECT_NEAR(with_tests.validation.std, std::sqrt(0.03), 1e-12);
+  ASSERT_TRUE(with_tests.test.has_value());
+  EXPECT_NEAR(with_tests.test->mean, 0.5, 1e-12);
+  EXPECT_EQ(with_tests.test_per_seed, with_tests.validation_per_seed);
+  const auto one_test = suite_average({{0.2, 0.4, 0.6}, {0.6, 0.4, 0.8}}, {{0.1, 0.1, 0.1}});
+  EXPECT_FALSE(one_test.test.has_value()) << "one of the two tasks has a test split: no test average";
 }
 
 TEST(FinetuneMetrics, SpansAsSeqevalsDefaultMode) {

@@ -46,9 +46,8 @@ Classifier make_classifier(model::MaskedLm encoder, const config::TaskConfig& ta
 
 namespace {
 
-// After the tasks' scores, each suite's average over its tasks as mlm-finetune --suite reports it:
-// the mean of their means ± the spread over the seeds (tasks scored by mse, lower better, left out;
-// the test split's when every averaged task has one).
+// After the tasks' scores, each suite's average over its tasks as mlm-finetune --suite reports it
+// (tasks scored by mse, lower better, left out).
 void append_suite_averages(std::vector<ProbeScore>& scores) {
   std::vector<std::string> suites;
   for (const auto& s : scores)
@@ -61,19 +60,18 @@ void append_suite_averages(std::vector<ProbeScore>& scores) {
       if (s.test) tests.push_back(s.test_per_seed);
     }
     if (validations.empty()) continue;
+    const auto a = suite_average(validations, tests);
     ProbeScore average;
     average.task = average.suite = suite;
     average.metric = "average";
-    average.tasks = static_cast<int64_t>(validations.size());
-    average.validation_per_seed = mean_over_tasks(validations);
-    const auto validation = spread_of(average.validation_per_seed);
-    average.validation = validation.mean;
-    average.validation_std = validation.std;
-    if (tests.size() == validations.size()) {
-      average.test_per_seed = mean_over_tasks(tests);
-      const auto test = spread_of(average.test_per_seed);
-      average.test = test.mean;
-      average.test_std = test.std;
+    average.tasks = a.tasks;
+    average.validation_per_seed = a.validation_per_seed;
+    average.validation = a.validation.mean;
+    average.validation_std = a.validation.std;
+    if (a.test) {
+      average.test_per_seed = a.test_per_seed;
+      average.test = a.test->mean;
+      average.test_std = a.test->std;
     }
     scores.push_back(average);
   }

@@ -29,6 +29,19 @@ std::vector<double> mean_over_tasks(const std::vector<std::vector<double>>& per_
   return per_seed;
 }
 
+SuiteAverage suite_average(const std::vector<std::vector<double>>& validations,
+                           const std::vector<std::vector<double>>& tests) {
+  SuiteAverage average;
+  average.tasks = static_cast<int64_t>(validations.size());
+  average.validation_per_seed = mean_over_tasks(validations);
+  average.validation = spread_of(average.validation_per_seed);
+  if (!tests.empty() && tests.size() == validations.size()) {
+    average.test_per_seed = mean_over_tasks(tests);
+    average.test = spread_of(average.test_per_seed);
+  }
+  return average;
+}
+
 SeededScores finetune_over_seeds(model::MaskedLm model, const config::TaskConfig& task, const TaskSplits& splits,
                                  const std::vector<int64_t>& seeds, int64_t pad_id, const torch::Device& device,
                                  torch::Dtype compute_dtype) {

@@ -21,20 +21,16 @@ nlohmann::json spread_json(const std::vector<double>& values) {
   return {{"mean", s.mean}, {"std", s.std}, {"per_seed", values}};
 }
 
-// The mean over the tasks of their means and its spread over the seeds (each seed's mean over the
-// tasks); the test split's only when every averaged task has one.
-nlohmann::json average_json(const std::vector<std::vector<double>>& validations,
-                            const std::vector<std::vector<double>>& tests) {
-  nlohmann::json average = {{"tasks", validations.size()}};
-  const auto add = [&](const std::string& split, const std::vector<std::vector<double>>& per_task) {
-    const auto per_seed = mean_over_tasks(per_task);
-    const auto s = spread_of(per_seed);
+// The mean over the tasks of their means, its spread over the seeds and each seed's mean.
+nlohmann::json average_json(const SuiteAverage& a) {
+  nlohmann::json average = {{"tasks", a.tasks}};
+  const auto add = [&](const std::string& split, const Spread& s, const std::vector<double>& per_seed) {
     average[split] = s.mean;
     average[split + "_std"] = s.std;
     average[split + "_per_seed"] = per_seed;
   };
-  if (!validations.empty()) add("validation", validations);
-  if (!tests.empty() && tests.size() == validations.size()) add("test", tests);
+  if (a.tasks > 0) add("validation", a.validation, a.validation_per_seed);
+  if (a.test) add("test", *a.test, a.test_per_seed);
   return average;
 }
 
@@ -90,7 +86,7 @@ nlohmann::json finetune_suite(const fs::path& model_dir, const std::string& suit
     rows.push_back(row);
   }
   report["tasks"] = rows;
-  report["average"] = average_json(validations, tests);
+  report["average"] = average_json(suite_average(validations, tests));
   report["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;
 }

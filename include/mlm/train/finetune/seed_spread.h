@@ -24,6 +24,17 @@ Spread spread_of(const std::vector<double>& values);
 /// mean of the tasks' means, ± the standard deviation over the seeds.
 std::vector<double> mean_over_tasks(const std::vector<std::vector<double>>& per_task);
 
+/// A suite's average over the tasks it averages (those whose higher score is better), per split.
+struct SuiteAverage {
+  int64_t tasks = 0;
+  std::vector<double> validation_per_seed, test_per_seed;  // each seed's mean over the tasks
+  Spread validation;
+  std::optional<Spread> test;  // when every averaged task has a test split
+};
+/// `validations[t]`, `tests[t]`: task t's scores per seed (tests: of the tasks that have a split).
+SuiteAverage suite_average(const std::vector<std::vector<double>>& validations,
+                           const std::vector<std::vector<double>>& tests);
+
 struct SeededScores {
   std::vector<int64_t> seeds;
   std::vector<double> validation, test;  // the task's metric per seed (test: when it has one)
