@@ -113,7 +113,8 @@ for run in runs:
         panels["rtd"].plot(rtd, [evals[s]["eval_rtd_f1"] for s in rtd], "o-", color=color, label=run)
     for step in steps:
         point = probes[step]
-        avg_std = point["average"]["probe_validation_std"]  # over the seeds, of their means over the tasks
+        # Over the seeds, of their means over the tasks (nan: a run from before the row had it).
+        avg_std = point["average"].setdefault("probe_validation_std", float("nan"))
         ev = evals.get(step, {})
         seconds = max((t for s, t in trained.items() if s <= step), default=0.0)
         cells = "\t".join(f"{point[t]['probe_validation']:.4f}\t{point[t]['probe_validation_std']:.4f}" for t in tasks)
