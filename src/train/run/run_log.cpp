@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-
 #include "mlm/train/run/stop_signals.h"
 #include "mlm/util/logging.h"
 
