@@ -14,7 +14,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-build="${1:-$root/build}"
+build="${1:-${BUILD_DIR:-$root/build}}"
 size_mb="${SIZE_MB:-200}"
 work="${WORK_DIR:-/tmp/mlm_formats}"
 threads="${THREADS:-$(nproc)}"

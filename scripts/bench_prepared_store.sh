@@ -13,7 +13,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-build="${1:-$root/build}"
+build="${1:-${BUILD_DIR:-$root/build}}"
 size_mb="${SIZE_MB:-1024}"
 work="${WORK_DIR:-/tmp/mlm_prepared}"
 python="${PYTHON:-$root/.venv/bin/python}"

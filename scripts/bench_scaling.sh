@@ -50,7 +50,7 @@ max_rss_gb=""
 lock=""
 jsonl=""
 dry_run=0
-build="${MLM_BUILD_DIR:-$root/build}"
+build="${BUILD_DIR:-$root/build}"
 usage_error() { echo "error: $1 (see --help)" >&2; exit 2; }
 while [[ $# -gt 0 ]]; do
   case "$1" in

@@ -72,7 +72,7 @@ attention=0
 rounds=3
 steps=""
 threads=""
-build="${MLM_BUILD_DIR:-$root/build}"
+build="${BUILD_DIR:-$root/build}"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     mini|base|modernbert|electra-small|electra-base|electra|deberta-small|deberta-base|deberta|all)

@@ -15,7 +15,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$root/runs/compare}"
-build="${MLM_BUILD_DIR:-$root/build}"
+build="${BUILD_DIR:-$root/build}"
 python="${PYTHON:-$root/.venv/bin/python}"
 [[ -f "$root/data/sample/train.txt" ]] ||
   { echo "error: no sample corpus in data/sample (run scripts/get_sample_corpus.sh)" >&2; exit 1; }

@@ -16,7 +16,7 @@
 # and, once fixed, store it in fuzz/regressions/<target>/ (replayed by
 # tests/fault/fuzz_regression_test.cpp). A summary line per target (executions, coverage,
 # corpus size, new artifacts) goes to build-fuzz/summary.txt.
-# Environment: BUILD_DIR (default build-fuzz), JOBS (ninja -j, default 2).
+# Environment: FUZZ_BUILD_DIR (default build-fuzz), JOBS (ninja -j, default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +33,7 @@ fi
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(config_fuzzer document_reader_fuzzer task_config_fuzzer
   tokenizer_json_fuzzer safetensors_fuzzer torch_save_fuzzer config_json_fuzzer)
-BUILD_DIR=${BUILD_DIR:-build-fuzz}
+FUZZ_BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 JOBS=${JOBS:-2}
 
 # clang with the libFuzzer runtime (Debian: clang-14 + libclang-rt-14-dev).
@@ -63,19 +63,19 @@ fi
 
 # A build directory keeps its compiler: naming another path to the same clang would make CMake
 # drop the cache (and with it MLM_FUZZ) and rebuild everything.
-cached=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null || true)
+cached=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$FUZZ_BUILD_DIR/CMakeCache.txt" 2>/dev/null || true)
 [ -n "$cached" ] && CXX_BIN=$cached
 launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
+cmake -S . -B "$FUZZ_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
   -DCMAKE_CXX_COMPILER="$CXX_BIN" -DMLM_FUZZ=ON -DMLM_SANITIZE=ON -DMLM_BUILD_TESTS=OFF >/dev/null
-ninja -C "$BUILD_DIR" -j "$JOBS" "${targets[@]}"
+ninja -C "$FUZZ_BUILD_DIR" -j "$JOBS" "${targets[@]}"
 
 # Seeds: every shipped config; every fixture corpus file under each reader mode (the first
 # byte of a document_reader_fuzzer input selects the mode); the probes' task files; the fixture
 # weight files (byte 0 of a torch_save_fuzzer input: 0 = the file as it is); fuzz/seeds/<target>/.
 seed() {
-  local target=$1 dir=$BUILD_DIR/corpus/$1
+  local target=$1 dir=$FUZZ_BUILD_DIR/corpus/$1
   mkdir -p "$dir"
   if [ -d "fuzz/seeds/$target" ]; then
     for f in fuzz/seeds/"$target"/*; do cp "$f" "$dir/seed_$(basename "$f")"; done
@@ -110,34 +110,34 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export MLM_LOG_LEVEL=${MLM_LOG_LEVEL:-error}  # the reader warns once per bad record kind
 # CPU only: the LibTorch of the weight-file targets must not look for a GPU.
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-}
-summary=$BUILD_DIR/summary.txt
+summary=$FUZZ_BUILD_DIR/summary.txt
 : >"$summary"
 status=0
 for target in "${targets[@]}"; do
   seed "$target"
-  artifacts=$BUILD_DIR/artifacts/$target
+  artifacts=$FUZZ_BUILD_DIR/artifacts/$target
   mkdir -p "$artifacts"
-  touch "$BUILD_DIR/$target.log.start"
+  touch "$FUZZ_BUILD_DIR/$target.log.start"
   before=$(find "$artifacts" -type f | wc -l)
   if [ -n "$runs" ]; then
     echo "[fuzz] $target for $runs inputs (seed 1)"
     # One process, stopping at the first finding: the same inputs in the same order each time.
-    "$BUILD_DIR/fuzz/$target" -seed=1 -runs="$runs" -timeout=10 -rss_limit_mb=2048 \
-      -print_final_stats=1 -artifact_prefix="$artifacts/" "$BUILD_DIR/corpus/$target" \
-      >"$BUILD_DIR/$target.log" 2>&1 || true
+    "$FUZZ_BUILD_DIR/fuzz/$target" -seed=1 -runs="$runs" -timeout=10 -rss_limit_mb=2048 \
+      -print_final_stats=1 -artifact_prefix="$artifacts/" "$FUZZ_BUILD_DIR/corpus/$target" \
+      >"$FUZZ_BUILD_DIR/$target.log" 2>&1 || true
   else
     echo "[fuzz] $target for ${seconds}s"
     # Fork mode keeps fuzzing after a crash, a hang (-timeout) or a runaway allocation
     # (-rss_limit_mb), so one known bug does not hide the next; each leaves an artifact.
-    "$BUILD_DIR/fuzz/$target" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+    "$FUZZ_BUILD_DIR/fuzz/$target" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
       -timeout=10 -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \
-      -artifact_prefix="$artifacts/" "$BUILD_DIR/corpus/$target" >"$BUILD_DIR/$target.log" 2>&1 \
+      -artifact_prefix="$artifacts/" "$FUZZ_BUILD_DIR/corpus/$target" >"$FUZZ_BUILD_DIR/$target.log" 2>&1 \
       || true
   fi
-  grep -E "^#[0-9]+.* cov: |^INFO: fuzzed for|DONE" "$BUILD_DIR/$target.log" | tail -n 2
+  grep -E "^#[0-9]+.* cov: |^INFO: fuzzed for|DONE" "$FUZZ_BUILD_DIR/$target.log" | tail -n 2
   after=$(find "$artifacts" -type f | wc -l)
   # The last status line: "#<execs>[: ]... cov: <edges> ft: <features> corp: <inputs>/<bytes> ..."
-  last=$(grep -E "^#[0-9]+.* cov: " "$BUILD_DIR/$target.log" | tail -n 1)
+  last=$(grep -E "^#[0-9]+.* cov: " "$FUZZ_BUILD_DIR/$target.log" | tail -n 1)
   budget=${runs:+$runs runs}
   printf '%-24s %10s  execs %s  cov %s  ft %s  corpus %s  new artifacts %s\n' "$target" \
     "${budget:-${seconds}s}" "$(sed -E 's/^#([0-9]+).*/\1/' <<<"$last")" "$(sed -E 's/.* cov: ([0-9]+).*/\1/' <<<"$last")" \
@@ -146,7 +146,7 @@ for target in "${targets[@]}"; do
   if [ "$after" -gt "$before" ]; then
     status=1
     echo "[fuzz] $target: $((after - before)) new crash/timeout/oom input(s) in $artifacts:"
-    find "$artifacts" -type f -newer "$BUILD_DIR/$target.log.start" -printf '  %p (%s bytes)\n'
+    find "$artifacts" -type f -newer "$FUZZ_BUILD_DIR/$target.log.start" -printf '  %p (%s bytes)\n'
   fi
 done
 exit $status

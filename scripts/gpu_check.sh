@@ -52,7 +52,7 @@
 #      are the same and ninja rebuilds only what changed.
 #
 # --dry-run: every phase after the build, on THIS machine's CPU build: no unpack, configure or
-# build (GPU_CHECK_BUILD, default build/, must hold mlm-train, mlm-bench and mlm-tokenizer),
+# build (BUILD_DIR, default build/, must hold mlm-train, mlm-bench and mlm-tokenizer),
 # device cpu, fp32, the project's .venv/bin/python; the ctest phases run the first 2 tests of
 # their label whose executables are built (skipped, saying so, when none are), the learning
 # phase runs fp32 and bf16 on the CPU, the 2-rank run
@@ -77,7 +77,7 @@
 #   MLM_PYTHON           the python whose torch to build against and to run the peers with
 #                        (default: the first of python3 on PATH, /opt/torch/.venv/bin/python3
 #                        that has torch; with --dry-run, .venv/bin/python)
-#   GPU_CHECK_BUILD      (--dry-run) the CPU build directory (default build/)
+#   BUILD_DIR            (--dry-run) the CPU build directory (default build/)
 # Exit status: 0 when everything that ran passed; 1 when a phase failed (the later phases
 # still run when they can); 2 on a usage or set-up error.
 set -uo pipefail
@@ -186,7 +186,7 @@ curve_run() {
 }
 
 make_reference() {  # --reference: ten CPU fp32 runs, seeds 1-10, into $curve_reference_file
-  local build=${GPU_CHECK_BUILD:-$root/build} python=${MLM_PYTHON:-$root/.venv/bin/python}
+  local build=${BUILD_DIR:-$root/build} python=${MLM_PYTHON:-$root/.venv/bin/python}
   local tmp seed runs=()
   tmp=$(mktemp -d)
   curve_tokenizer "$build" "$tmp/spm_tiny.model" || exit 1
@@ -218,7 +218,7 @@ esac
 # --- step 2: the checks, on the GPU machine (or on this CPU with --dry-run) -----------------
 # The settings every phase takes: the dry run changes these, never the phases.
 if ((dry_run)); then
-  build=${GPU_CHECK_BUILD:-$root/build}
+  build=${BUILD_DIR:-$root/build}
   report_dir=${OUT:-$gpu_dir/dry-run}
   device=cpu precision=fp32 dist_backend=gloo
   learn_precisions="fp32 bf16"
@@ -660,7 +660,7 @@ export -f unpack_deb unpack configure info run_ctest curve_tokenizer curve_run l
 if ((dry_run)); then
   for exe in mlm-train mlm-bench mlm-tokenizer; do
     [[ -x $build/$exe ]] || {
-      echo "gpu_check --dry-run: no $build/$exe: build it first (ninja -C $build mlm-train mlm-bench mlm-tokenizer), or set GPU_CHECK_BUILD" >&2
+      echo "gpu_check --dry-run: no $build/$exe: build it first (ninja -C $build mlm-train mlm-bench mlm-tokenizer), or set BUILD_DIR" >&2
       exit 2
     }
   done

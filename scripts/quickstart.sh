@@ -12,7 +12,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-build="${MLM_BUILD_DIR:-$root/build}"
+build="${BUILD_DIR:-$root/build}"
 config=configs/modernbert-mini.yaml
 run_dir=runs/modernbert-mini
 python="$root/.venv/bin/python"  # made by scripts/setup.sh: matplotlib for the plot

@@ -9,12 +9,12 @@
 #   scripts/sanitize.sh --all            every stage, LibTorch ones included (slow to build)
 # Any sanitizer report fails the run (halt_on_error). LibTorch itself is not instrumented;
 # tests/sanitizers/lsan.supp lists the one-time allocations it never frees (see that file).
-# Environment: BUILD_DIR (default build-asan), JOBS (ninja -j, default 2); extra ctest
+# Environment: SANITIZE_BUILD_DIR (default build-asan), JOBS (ninja -j, default 2); extra ctest
 # arguments after "--".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BUILD_DIR=${BUILD_DIR:-build-asan}
+SANITIZE_BUILD_DIR=${SANITIZE_BUILD_DIR:-build-asan}
 JOBS=${JOBS:-2}
 stages=()
 ctest_args=()
@@ -28,10 +28,10 @@ while [ $# -gt 0 ]; do
 done
 [ ${#stages[@]} -eq 0 ] && stages=(config text data masking)
 
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLM_SANITIZE=ON >/dev/null
+cmake -S . -B "$SANITIZE_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLM_SANITIZE=ON >/dev/null
 
 # Only the stages whose test executable exists (a stage without tests yet is skipped).
-available=$(ninja -C "$BUILD_DIR" -t targets all | sed -n 's/^\(mlm_[a-z]*_tests\):.*/\1/p' | sort -u)
+available=$(ninja -C "$SANITIZE_BUILD_DIR" -t targets all | sed -n 's/^\(mlm_[a-z]*_tests\):.*/\1/p' | sort -u)
 targets=()
 labels=()
 for stage in "${stages[@]}"; do
@@ -43,7 +43,7 @@ for stage in "${stages[@]}"; do
   fi
 done
 [ ${#targets[@]} -eq 0 ] && { echo "[sanitize] nothing to build"; exit 1; }
-ninja -C "$BUILD_DIR" -j "$JOBS" "${targets[@]}"
+ninja -C "$SANITIZE_BUILD_DIR" -j "$JOBS" "${targets[@]}"
 
 supp="$PWD/tests/sanitizers"
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_init_order=1:detect_stack_use_after_return=1:check_initialization_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
@@ -51,6 +51,6 @@ export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0${LSAN_OPT
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$supp/ubsan.supp${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 
 regex="^($(IFS='|'; echo "${labels[*]}"))\$"
-echo "[sanitize] running ctest -L '$regex' -LE slow in $BUILD_DIR"
-cd "$BUILD_DIR"
+echo "[sanitize] running ctest -L '$regex' -LE slow in $SANITIZE_BUILD_DIR"
+cd "$SANITIZE_BUILD_DIR"
 ctest --output-on-failure -L "$regex" -LE slow "${ctest_args[@]}"

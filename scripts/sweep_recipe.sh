@@ -22,7 +22,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 (( $# >= 3 )) || { sed -n '2,21p' "$0" >&2; exit 1; }
 config="$1"; out="$2"; shift 2
-build="${MLM_BUILD_DIR:-$root/build}"
+build="${BUILD_DIR:-$root/build}"
 python="${PYTHON:-$root/.venv/bin/python}"
 steps="${SWEEP_STEPS:-450}"
 [[ -x "$build/mlm-train" ]] || { echo "error: no $build/mlm-train (run scripts/test.sh)" >&2; exit 1; }

@@ -24,7 +24,7 @@ rc=0; "$script" --dry-run --seqs "128 x" >/dev/null 2>&1 || rc=$?
 
 if [[ -z $build ]]; then
   # Without a build the script reads max_position_embeddings from the YAML itself.
-  MLM_BUILD_DIR="$out/none" "$script" --dry-run >"$out/dry" || fail "--dry-run exited non-zero"
+  BUILD_DIR="$out/none" "$script" --dry-run >"$out/dry" || fail "--dry-run exited non-zero"
   points=$(grep -c 'mlm-bench --config' "$out/dry" || true)
   # 2 models x 2 thread counts x (6 sequence lengths + 7 batch sizes)
   ((points == 52)) || fail "--dry-run lists $points points, expected 52"

@@ -17,7 +17,7 @@ echo "ok   scripts/gpu_check.sh parses"
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-if ! OUT="$out" GPU_CHECK_BUILD="$build" bash "$script" --dry-run >"$out/stdout" 2>&1; then
+if ! OUT="$out" BUILD_DIR="$build" bash "$script" --dry-run >"$out/stdout" 2>&1; then
   tail -n 80 "$out/stdout"
   echo "FAIL gpu_check.sh --dry-run exited non-zero"
   exit 1
