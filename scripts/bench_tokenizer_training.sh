@@ -14,7 +14,7 @@ vocab="${2:-32000}"
 kind="${3:-byte_level_bpe}"
 rounds="${4:-2}"
 python="${MLM_PYTHON:-$root/.venv/bin/python}"
-tokenizer_bin="${MLM_TOKENIZER:-$root/build/mlm-tokenizer}"
+tokenizer_bin="${MLM_TOKENIZER:-${BUILD_DIR:-$root/build}/mlm-tokenizer}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cores="$(nproc)"

@@ -31,7 +31,7 @@ tokenizer:
   model: $work/ours
   vocab_size: $vocab
 YAML
-"${MLM_TOKENIZER:-$root/build/mlm-tokenizer}" --config "$work/run.yaml" >/dev/null 2>&1
+"${MLM_TOKENIZER:-${BUILD_DIR:-$root/build}/mlm-tokenizer}" --config "$work/run.yaml" >/dev/null 2>&1
 "$python" "$root/tests/text/tokenizer_training_reference.py" "$style" "$work/ours" "$train" "$heldout" "$work/out.json"
 "$python" - "$work/out.json" "$style" "$vocab" <<'PY'
 import json, sys

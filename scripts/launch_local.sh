@@ -10,7 +10,8 @@
 # after MLM_LAUNCH_GRACE_S seconds (default 30). Ctrl-C (or SIGINT/SIGTERM to this script) is
 # passed on to every rank once, so each stops cleanly; a second Ctrl-C forces them.
 #
-# Environment: MLM_TRAIN (the executable; default build/mlm-train, then PATH),
+# Environment: MLM_TRAIN (the executable; default $BUILD_DIR/mlm-train, BUILD_DIR defaulting
+# to build/, then PATH),
 # MASTER_ADDR (default 127.0.0.1), MASTER_PORT (default a free port),
 # OMP_NUM_THREADS (default: this machine's cores divided by N, at least 1).
 set -u -o pipefail
@@ -34,8 +35,8 @@ shift 2
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 exe=${MLM_TRAIN:-}
 if [[ -z $exe ]]; then
-  if [[ -x $root/build/mlm-train ]]; then
-    exe=$root/build/mlm-train
+  if [[ -x ${BUILD_DIR:-$root/build}/mlm-train ]]; then
+    exe=${BUILD_DIR:-$root/build}/mlm-train
   else
     exe=$(command -v mlm-train || true)
   fi
