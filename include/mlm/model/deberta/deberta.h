@@ -22,7 +22,7 @@
 // The layers run on the padded batch (no unpadded rows: every query needs its key positions).
 // The relative terms are computed against the relative rows the sequence can read (at S <=
 // position_buckets / 2 the 2S - 1 rows around the middle, not all 2 x position_buckets) and
-// folded into the softmax by kernels::relative_softmax_dropout (docs/PERFORMANCE.md, "DeBERTa-v3").
+// folded into the softmax by kernels::relative_softmax_dropout (docs/DEBERTA.md, "Speed").
 #include <torch/torch.h>
 
 #include "mlm/model/bert/mlm_head.h"
