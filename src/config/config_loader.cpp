@@ -12,6 +12,7 @@
 #include "field_codec.h"
 #include "key_setting.h"
 #include "key_suggest.h"
+#include "renamed_keys.h"
 #include "struct_list.h"
 #include "mlm/config/phases.h"
 #include "mlm/config/validate.h"
@@ -137,16 +138,16 @@ void check_structure(const YAML::Node& root, const std::string& origin, KeySourc
                         section);
     }
     for (const auto& field : body) {
-      const std::string name = key_name(field.first, origin, section + ": ");
-      const std::string dotted = section + "." + name;
+      const std::string written = section + "." + key_name(field.first, origin, section + ": ");
+      const std::string dotted = detail::current_key(written);  // an old name counts as the new
       const int field_line = field.first.Mark().line + 1;
       if (auto it = sources.find(dotted); it != sources.end()) {
         throw ConfigError(origin + ":" + std::to_string(field_line) + ": " + dotted +
                               " is set twice (first at line " + std::to_string(it->second.line) +
-                              ")",
+                              (written != dotted ? ", here as its old name " + written : "") + ")",
                           dotted);
       }
-      if (!schema.has_key(section, name)) {
+      if (!schema.has_key(section, dotted.substr(section.size() + 1))) {
         unknown.push_back({dotted, field_line, false});
         continue;
       }
@@ -185,7 +186,7 @@ class SectionReader {
 
   template <class T>
   void operator()(const char* name, T& field) {
-    const YAML::Node node = body_[name];
+    const YAML::Node node = written_node(name);
     if (!node.IsDefined()) return;
     const std::string dotted = section_ + "." + name;
     try {
@@ -203,6 +204,18 @@ class SectionReader {
   }
 
  private:
+  // The key's node under its name or, failing that, under an old name (check_structure has
+  // refused a section that holds both).
+  YAML::Node written_node(const std::string& name) const {
+    YAML::Node node = body_[name];
+    if (node.IsDefined()) return node;
+    for (const auto& old_name : detail::old_names_of(section_, name)) {
+      YAML::Node old = body_[old_name];
+      if (old.IsDefined()) return old;
+    }
+    return node;
+  }
+
   const YAML::Node& body_;
   std::string section_;
   std::string location_;  // the file name, or the "--set '...'" argument
@@ -250,7 +263,7 @@ void apply_override(const std::string& text, RunConfig& config, KeySources& sour
   }
   if (key.empty() || key.find('.') == std::string::npos) throw ConfigError(usage, key);
   detail::apply_key_setting(config, key, text.substr(equals + 1), quote_override(text));
-  sources[key] = KeySource{0, text};
+  sources[detail::current_key(key)] = KeySource{0, text};
 }
 
 // ---- pointing validation errors at the YAML line -------------------------------------------
@@ -341,9 +354,10 @@ YAML::Node parse_document(const std::string& yaml, const std::string& origin) {
 
 namespace detail {
 
-void apply_key_setting(RunConfig& config, const std::string& key, const std::string& value_text,
-                       const std::string& location) {
+void apply_key_setting(RunConfig& config, const std::string& written_key,
+                       const std::string& value_text, const std::string& location) {
   const auto& schema = config_schema();
+  const std::string key = current_key(written_key);  // an old name sets the new key
   const auto dot = key.find('.');
   const std::string section = dot == std::string::npos ? key : key.substr(0, dot);
   const std::string name = dot == std::string::npos ? "" : key.substr(dot + 1);

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "mlm/util/errors.h"
+#include "mlm/util/utf8_decode.h"
 
 namespace mlm::config::detail {
 namespace {
@@ -17,35 +18,6 @@ constexpr std::uintmax_t kMaxConfigBytes = 4u << 20;
 std::string hex_byte(unsigned char byte) {
   static const char* const kHex = "0123456789abcdef";
   return std::string("0x") + kHex[byte >> 4] + kHex[byte & 15];
-}
-
-// Length of the UTF-8 sequence starting at text[i], or 0 when it is malformed (overlong
-// forms, surrogates and code points above U+10FFFF included).
-size_t utf8_sequence_length(const std::string& text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  if (lead < 0x80) return 1;
-  size_t length = 0;
-  unsigned char min_second = 0x80, max_second = 0xbf;
-  if (lead >= 0xc2 && lead <= 0xdf) {
-    length = 2;
-  } else if (lead >= 0xe0 && lead <= 0xef) {
-    length = 3;
-    if (lead == 0xe0) min_second = 0xa0;  // overlong
-    if (lead == 0xed) max_second = 0x9f;  // surrogates
-  } else if (lead >= 0xf0 && lead <= 0xf4) {
-    length = 4;
-    if (lead == 0xf0) min_second = 0x90;  // overlong
-    if (lead == 0xf4) max_second = 0x8f;  // above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  if (byte(i + 1) < min_second || byte(i + 1) > max_second) return 0;
-  for (size_t k = 2; k < length; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xbf) return 0;
-  }
-  return length;
 }
 
 }  // namespace

@@ -318,8 +318,8 @@ void validate_tokenizer(const TokenizerConfig& tokenizer) {
   at_least("tokenizer.input_sentence_size", tokenizer.input_sentence_size, 1);
   at_least("tokenizer.max_sentence_length", tokenizer.max_sentence_length, 1);
   no_empty_entries("tokenizer.training_files", tokenizer.training_files);
-  in_range("tokenizer.regex_time_limit", static_cast<double>(tokenizer.regex_time_limit), 0, End::closed, INT32_MAX,
-           End::closed, " (ICU time units per match; 0 = no limit)");
+  in_range("tokenizer.regex_step_limit", static_cast<double>(tokenizer.regex_step_limit), 0, End::closed, INT32_MAX,
+           End::closed, " (units of 10,000 ICU steps per match; 0 = no limit)");
   if ((tokenizer.type == TokenizerType::byte_level_bpe || tokenizer.type == TokenizerType::hf) && tokenizer.lowercase) {
     fail("tokenizer.lowercase", "true",
          "applies to training a sentencepiece or wordpiece model; a " + std::string(to_string(tokenizer.type)) +

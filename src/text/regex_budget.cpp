@@ -5,7 +5,7 @@
 namespace mlm::text {
 namespace {
 
-std::atomic<int32_t> time_limit{RegexBudget{}.time_limit};
+std::atomic<int32_t> step_limit{RegexBudget{}.step_limit};
 std::atomic<int32_t> stack_limit_bytes{RegexBudget{}.stack_limit_bytes};
 
 // Long patterns (llama-3's is ~100 bytes; a hostile one may be any size) are cut in the
@@ -19,11 +19,11 @@ std::string quoted_pattern(const std::string& pattern) {
 }  // namespace
 
 void set_regex_budget(const RegexBudget& budget) {
-  time_limit = budget.time_limit;
+  step_limit = budget.step_limit;
   stack_limit_bytes = budget.stack_limit_bytes;
 }
 
-RegexBudget regex_budget() { return {time_limit.load(), stack_limit_bytes.load()}; }
+RegexBudget regex_budget() { return {step_limit.load(), stack_limit_bytes.load()}; }
 
 RegexBudgetError RegexBudgetError::from_file(const std::string& file) const {
   Parts parts = parts_;
@@ -41,7 +41,7 @@ std::string RegexBudgetError::message(const Parts& parts) {
   std::string m = parts.file.empty() ? "" : parts.file + ": ";
   m += "the pattern " + quoted_pattern(parts.pattern) + " " + parts.what_happened;
   if (!parts.position.empty()) m += " on the text at " + parts.position;
-  m += " (a pattern that backtracks without bound: fix it, or raise tokenizer.regex_time_limit)";
+  m += " (a pattern that backtracks without bound: fix it, or raise tokenizer.regex_step_limit)";
   return m;
 }
 

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "mlm/util/utf8_validate.h"
+#include "mlm/util/utf8_decode.h"
 
 namespace mlm::text {
 namespace {
@@ -12,7 +12,6 @@ bool is_ascii_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == 
 }  // namespace
 
 size_t repair_utf8(std::string& text) {
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
   size_t i = utf8_valid_prefix(text);  // valid text is left as it is, without a copy
   if (i == n) return 0;
@@ -28,7 +27,7 @@ size_t repair_utf8(std::string& text) {
       ++replaced;
       ++i;
       // A broken multi-byte sequence counts once: skip its stray continuation bytes.
-      while (i < n && (s[i] & 0xC0) == 0x80) ++i;
+      while (i < n && is_utf8_continuation(text[i])) ++i;
     } else {
       out.append(text, i, len);
       i += len;
@@ -42,8 +41,8 @@ size_t utf8_boundary_at_or_before(std::string_view text, size_t pos) {
   if (pos >= text.size()) return text.size();
   // At most 3 continuation bytes precede a lead byte in valid text; stop there for invalid.
   size_t p = pos;
-  for (int k = 0; k < 3 && p > 0 && (static_cast<unsigned char>(text[p]) & 0xC0) == 0x80; ++k) --p;
-  return (static_cast<unsigned char>(text[p]) & 0xC0) == 0x80 ? pos : p;
+  for (int k = 0; k < 3 && p > 0 && is_utf8_continuation(text[p]); ++k) --p;
+  return is_utf8_continuation(text[p]) ? pos : p;
 }
 
 size_t cut_point(std::string_view text, size_t max_bytes, size_t lookback) {

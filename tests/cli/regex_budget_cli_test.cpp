@@ -78,8 +78,8 @@ TEST(RegexBudgetCli, PrepareStopsWithTheTokenizerThePatternAndTheCorpusPosition)
   const CliRun run = run_tool("mlm-data", dir, args, /*in_dir=*/false);
   // The fourth document starts on line 7, after three of two lines each.
   expect_one_error_line(run, "mlm-data",
-                        {tokenizer.string(), "'(a+)+$'", "time budget", corpus + ":7 (byte ",
-                         "tokenizer.regex_time_limit"});
+                        {tokenizer.string(), "'(a+)+$'", "step budget", corpus + ":7 (byte ",
+                         "tokenizer.regex_step_limit"});
 }
 
 TEST(RegexBudgetCli, TrainStopsTheSameWay) {
@@ -94,7 +94,7 @@ TEST(RegexBudgetCli, TrainStopsTheSameWay) {
 
 // The setting reaches the commands: under a budget of 0 (no limit) the same 40-letter line
 // would run for hours, so this checks the other direction: a budget of 1 stops even a line
-// that the default lets through (12 letters, ~1 time unit of backtracking).
+// that the default lets through (12 letters, ~1 unit of backtracking).
 TEST(RegexBudgetCli, TheSettingReachesTheCommand) {
   TempDir dir;
   const fs::path tokenizer = write_hostile_tokenizer(dir);
@@ -104,9 +104,9 @@ TEST(RegexBudgetCli, TheSettingReachesTheCommand) {
   args.insert(args.end(), {"--set", "data.store=" + (dir.path() / "store").string()});
   ASSERT_EQ(run_tool("mlm-data", dir, args, false).exit_code, 0);
   fs::remove_all(dir.path() / "store");
-  args.insert(args.end(), {"--set", "tokenizer.regex_time_limit=1"});
+  args.insert(args.end(), {"--set", "tokenizer.regex_step_limit=1"});
   expect_one_error_line(run_tool("mlm-data", dir, args, false), "mlm-data",
-                        {"time budget (1 ICU time units", corpus + ":1 (byte 0)"});
+                        {"step budget (1 units of 10,000 ICU steps", corpus + ":1 (byte 0)"});
 }
 
 }  // namespace mlm::cli::regex_budget

@@ -8,22 +8,22 @@
 #include <fstream>
 
 #include "mlm/text/tokenizer.h"
-#include "mlm/text/training/bpe_trainer.h"
-#include "mlm/text/training/train_tokenizer_json.h"
+#include "mlm/text/tokenizer_trainers/bpe_trainer.h"
+#include "mlm/text/tokenizer_trainers/train_tokenizer_json.h"
 #include "mlm/text/corpus/corpus_files.h"
-#include "mlm/text/training/word_splitters.h"
+#include "mlm/text/tokenizer_trainers/word_splitters.h"
 #include "mlm/util/errors.h"
 #include "text/tokenizer_fixture.h"
 #include "text/wordpiece_fixture.h"
 
 namespace mlm::text::bpe_trainer_test {
 
-using training::BpeModel;
-using training::BpeTrainerOptions;
-using training::WordCounts;
+using tokenizer_trainers::BpeModel;
+using tokenizer_trainers::BpeTrainerOptions;
+using tokenizer_trainers::WordCounts;
 using Merges = std::vector<std::pair<std::string, std::string>>;
 
-BpeModel train(const WordCounts& words, BpeTrainerOptions options) { return training::train_bpe(words, options); }
+BpeModel train(const WordCounts& words, BpeTrainerOptions options) { return tokenizer_trainers::train_bpe(words, options); }
 
 // tokenizers/src/models/bpe/trainer.rs, test_train: the same words give the same ids.
 TEST(BpeTrainer, LearnsTheLibrarysVocabularyAndMergesOnItsOwnExample) {
@@ -93,35 +93,35 @@ TEST(WordPieceTrainer, KeepsTheMostFrequentCharactersUnderLimitAlphabet) {
 TEST(WordSplitters, ByteLevelSplitsAsGpt2AndBertLowercases) {
   std::vector<std::string> got;
   const auto collect = [&](std::string_view w) { got.emplace_back(w); };
-  training::word_splitter({training::TrainedKind::byte_level_bpe})()("Hello world's 42!", collect);
+  tokenizer_trainers::word_splitter({tokenizer_trainers::TrainedKind::byte_level_bpe})()("Hello world's 42!", collect);
   EXPECT_EQ(got, (std::vector<std::string>{"Hello", "\xC4\xA0world", "'s", "\xC4\xA0" "42", "!"}));
   got.clear();
-  training::word_splitter({training::TrainedKind::wordpiece, false, true})()("Hello, WORLD", collect);
+  tokenizer_trainers::word_splitter({tokenizer_trainers::TrainedKind::wordpiece, false, true})()("Hello, WORLD", collect);
   EXPECT_EQ(got, (std::vector<std::string>{"hello", ",", "world"}));
 }
 
 TEST(WordCounting, ThreadsCountAsOneThreadAndEveryFormatReadsThroughTheDocumentReader) {
-  const auto splitter = training::word_splitter({training::TrainedKind::byte_level_bpe});
+  const auto splitter = tokenizer_trainers::word_splitter({tokenizer_trainers::TrainedKind::byte_level_bpe});
   std::vector<std::string> lines;
   {
     std::ifstream in(testing::corpus_path("train.txt"));
     for (std::string line; std::getline(in, line);) lines.push_back(line);
   }
-  const WordCounts one = training::count_words(lines, splitter());
+  const WordCounts one = tokenizer_trainers::count_words(lines, splitter());
   for (int threads : {1, 3}) {
     const auto files = resolve_corpus({testing::corpus_path("train.txt")}, {}, "test");
-    EXPECT_EQ(training::count_words(files, {}, splitter, threads), one) << threads << " threads";
+    EXPECT_EQ(tokenizer_trainers::count_words(files, {}, splitter, threads), one) << threads << " threads";
   }
-  const auto jsonl = training::count_words(resolve_corpus({testing::corpus_path("docs.jsonl")}, {}, "test"), {},
+  const auto jsonl = tokenizer_trainers::count_words(resolve_corpus({testing::corpus_path("docs.jsonl")}, {}, "test"), {},
                                            splitter, 2);
   std::vector<std::string> texts;  // the records' "text" fields, read here directly
   {
     std::ifstream in(testing::corpus_path("docs.jsonl"));
     for (std::string line; std::getline(in, line);) texts.push_back(nlohmann::json::parse(line)["text"]);
   }
-  EXPECT_EQ(jsonl, training::count_words(texts, splitter()));
+  EXPECT_EQ(jsonl, tokenizer_trainers::count_words(texts, splitter()));
   EXPECT_FALSE(
-      training::count_words(resolve_corpus({testing::corpus_path("docs.jsonl.gz")}, {}, "test"), {}, splitter, 2).empty());
+      tokenizer_trainers::count_words(resolve_corpus({testing::corpus_path("docs.jsonl.gz")}, {}, "test"), {}, splitter, 2).empty());
 }
 
 config::TokenizerConfig trained_config(config::TokenizerType type, const std::string& model) {

@@ -24,7 +24,7 @@ using mlm::testing::hf_reference_dir;
 
 // A nested quantifier: on a run of n letters without the final match, ICU tries ~2^n ways.
 constexpr const char* kCatastrophic = "(a+)+$";
-// 40 letters: 2^40 steps, hours of matching without a budget; ~1000 time units with one.
+// 40 letters: 2^40 steps, hours of matching without a budget; ~1000 units of 10,000 steps with one.
 const std::string kHostileLine = "Ordinary text, then " + std::string(40, 'a') + "!";
 
 // Restores the process-wide budget after each test.
@@ -64,8 +64,8 @@ TEST_F(RegexBudgetTest, ACatastrophicPatternStopsWithTheFileAndThePattern) {
     EXPECT_EQ(e.pattern(), kCatastrophic);
     EXPECT_NE(message.find(dir_.string()), std::string::npos) << message;
     EXPECT_NE(message.find("'(a+)+$'"), std::string::npos) << message;
-    EXPECT_NE(message.find("time budget (1000 ICU time units"), std::string::npos) << message;
-    EXPECT_NE(message.find("tokenizer.regex_time_limit"), std::string::npos) << message;
+    EXPECT_NE(message.find("step budget (1000 units of 10,000 ICU steps"), std::string::npos) << message;
+    EXPECT_NE(message.find("tokenizer.regex_step_limit"), std::string::npos) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
 }
@@ -77,7 +77,7 @@ TEST_F(RegexBudgetTest, ItIsADataErrorSoTheCommandsExitWithTwo) {
 
 TEST_F(RegexBudgetTest, TheBudgetIsASetting) {
   const auto tokenizer = Tokenizer::load_hf(roberta_with_split(kCatastrophic).string());
-  // 16 letters: 2^16 steps, ~7 time units. Inside the default budget, over a budget of 3.
+  // 16 letters: 2^16 steps, ~7 units. Inside the default budget, over a budget of 3.
   const std::string line = std::string(16, 'a') + "!";
   EXPECT_NO_THROW(tokenizer.encode(line));
   set_regex_budget({3, RegexBudget{}.stack_limit_bytes});
@@ -85,7 +85,7 @@ TEST_F(RegexBudgetTest, TheBudgetIsASetting) {
     tokenizer.encode(line);
     FAIL() << "no RegexBudgetError under a budget of 3";
   } catch (const RegexBudgetError& e) {
-    EXPECT_NE(std::string(e.what()).find("time budget (3 ICU time units"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("step budget (3 units of 10,000 ICU steps"), std::string::npos) << e.what();
   }
 }
 
@@ -107,7 +107,7 @@ TEST_F(RegexBudgetTest, ALongDocumentOfCheapMatchesStaysInsideTheBudget) {
 // the matches there (which would tokenize the rest of the text as one gap).
 TEST_F(RegexBudgetTest, AStackOverflowStopsToo) {
   const auto tokenizer = Tokenizer::load_hf(roberta_with_split("(?:a|b)*c").string());
-  set_regex_budget({RegexBudget{}.time_limit, 64 << 10});
+  set_regex_budget({RegexBudget{}.step_limit, 64 << 10});
   try {
     tokenizer.encode(std::string(200000, 'a'));
     FAIL() << "no RegexBudgetError";
@@ -142,7 +142,7 @@ TEST_F(RegexBudgetTest, EveryReferencePipelineStaysUnderTwoUnitsPerMatch) {
   EXPECT_GE(pipelines, 16u);
   std::printf("[regex budget] %zu pipelines x %zu lines under 2 units per match; slowest line %.3f ms (%s); "
               "the default budget is %d units\n",
-              pipelines, hf_lines().size(), slowest * 1e3, slowest_where.c_str(), RegexBudget{}.time_limit);
+              pipelines, hf_lines().size(), slowest * 1e3, slowest_where.c_str(), RegexBudget{}.step_limit);
 }
 
 }  // namespace mlm::text::hf_regex_budget

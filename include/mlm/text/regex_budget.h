@@ -4,9 +4,9 @@
 // exponential time on a nested quantifier, so every match runs under ICU's time and stack
 // limits; a match that runs over stops the run with RegexBudgetError, never hangs it.
 //
-// The time limit is in ICU's own units: one unit is 10,000 steps of the match engine, about
-// 0.1-0.3 ms of a modern core. It counts steps, not seconds, so the same pattern on the same
-// text stops at the same point on every machine, busy or idle.
+// The step limit is in ICU's own "time limit" units: one unit is 10,000 steps of the match
+// engine, about 0.1-0.3 ms of a modern core. It counts steps, not seconds, so the same pattern
+// on the same text stops at the same point on every machine, busy or idle.
 #include <cstdint>
 #include <string>
 
@@ -15,16 +15,16 @@
 namespace mlm::text {
 
 struct RegexBudget {
-  /// ICU time-limit units (10,000 engine steps each) one match (one find) may take; 0 turns
-  /// the limit off. The largest any shipped-like pipeline takes on real text is 0 units
+  /// Units of 10,000 ICU match-engine steps one match (one find) may take; 0 turns the limit
+  /// off. The largest any shipped-like pipeline takes on real text is 0 units
   /// (docs/RELIABILITY.md, "Regular expressions").
-  int32_t time_limit = 1000;
+  int32_t step_limit = 1000;
   /// Bytes of ICU's backtracking stack one match may grow (ICU's own default is 8 MB).
   int32_t stack_limit_bytes = 8 << 20;
 };
 
 /// The budget every file-given pattern runs under. Process-wide, like the log level: the
-/// commands set it once from tokenizer.regex_time_limit when they load the config.
+/// commands set it once from tokenizer.regex_step_limit when they load the config.
 void set_regex_budget(const RegexBudget& budget);
 RegexBudget regex_budget();
 

@@ -1,11 +1,12 @@
 #pragma once
 // The tokenizer of a run: a sentencepiece model (unigram or bpe, trained from the corpus or
-// loaded), a BERT WordPiece vocabulary (loaded, or trained by text/training/), or any Hugging Face
-// tokenizer.json pipeline (loaded, text/hf/hf_tokenizer.h; a byte-level BPE one also trained by
-// text/training/). Encodes documents to ids without [CLS]/[SEP] (the packer adds them). Special
-// pieces have fixed ids in every sentencepiece model mlm-train trains:
+// loaded), a BERT WordPiece vocabulary (loaded, or trained by text/tokenizer_trainers/), or
+// any Hugging Face tokenizer.json pipeline (loaded, text/hf/hf_tokenizer.h; a byte-level BPE
+// one also trained by text/tokenizer_trainers/). Encodes documents to ids without [CLS]/[SEP]
+// (the packer adds them). Special pieces have fixed ids in every sentencepiece model
+// mlm-train trains:
 //   0 [PAD] (pad), 1 [UNK] (unk), 2 [CLS] (bos), 3 [SEP] (eos), 4 [MASK] (user-defined);
-// a trained tokenizer.json has its layout's (text/training/special_tokens.h).
+// a trained tokenizer.json has its layout's (text/tokenizer_trainers/special_tokens.h).
 // A loaded sentencepiece or WordPiece model must contain all five pieces; their ids are read
 // from it (SpecialIds). A tokenizer.json pipeline names its own (<s>, </s>, <mask>, ...) in
 // tokenizer_config.json / special_tokens_map.json: the roles cls, sep, mask, pad, unk.
@@ -68,9 +69,11 @@ class Tokenizer {
 
   /// Trains a sentencepiece model on the documents of `files` (paths or globs; format per
   /// file as in `read`) and writes it atomically to `config.model`. Reads at most a bounded
-  /// sample (see tokenizer_training.cpp); ConfigError for settings sentencepiece rejects and
-  /// for tokenizer.type hf (never trained). With type byte_level_bpe or wordpiece it trains a
-  /// tokenizer.json directory on the whole corpus instead (text/training/).
+  /// sample (tokenizer_trainers/sentencepiece_trainer.h); ConfigError for settings
+  /// sentencepiece rejects and for tokenizer.type hf (never trained). With type
+  /// byte_level_bpe or wordpiece it trains a tokenizer.json directory on the whole corpus
+  /// instead (tokenizer_trainers/train_tokenizer_json.h). The dispatch:
+  /// text/tokenizer_trainers/train_tokenizer.cpp.
   static void train(const config::TokenizerConfig& config, const std::vector<std::string>& files,
                     const ReadOptions& read = {}, Existing existing = Existing::replace);
 

@@ -26,7 +26,7 @@ bool ConfigOptions::load(config::RunConfig& out) const {
     return false;
   }
   log::set_level(out.logging.level);
-  text::set_regex_budget({static_cast<int32_t>(out.tokenizer.regex_time_limit), text::RegexBudget{}.stack_limit_bytes});
+  text::set_regex_budget({static_cast<int32_t>(out.tokenizer.regex_step_limit), text::RegexBudget{}.stack_limit_bytes});
   return true;
 }
 

@@ -16,7 +16,7 @@
 #include <unordered_map>
 
 #include "mlm/util/errors.h"
-#include "mlm/util/utf8_validate.h"
+#include "mlm/util/utf8_decode.h"
 
 namespace mlm::model {
 namespace {

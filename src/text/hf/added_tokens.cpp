@@ -9,8 +9,8 @@ namespace added_tokens_detail {
 
 char32_t last_char(std::string_view text) {
   size_t start = text.size() - 1;
-  while (start > 0 && (static_cast<uint8_t>(text[start]) & 0xC0) == 0x80) --start;
-  return next_char(text, start);
+  while (start > 0 && is_utf8_continuation(text[start])) --start;
+  return next_code_point(text, start);
 }
 
 }  // namespace added_tokens_detail
@@ -53,21 +53,21 @@ void AddedTokenMatcher::split(std::string_view text, std::vector<Segment>& out) 
     if (token.single_word) {
       const bool word_before = start > 0 && is_regex_word_char(last_char(text.substr(0, start)));
       size_t i = stop;
-      const bool word_after = stop < text.size() && is_regex_word_char(next_char(text, i));
+      const bool word_after = stop < text.size() && is_regex_word_char(next_code_point(text, i));
       if (word_before || word_after) continue;
     }
     if (token.lstrip) {
       while (start > done) {
         size_t begin = start - 1;
-        while (begin > 0 && (static_cast<uint8_t>(text[begin]) & 0xC0) == 0x80) --begin;
+        while (begin > 0 && is_utf8_continuation(text[begin])) --begin;
         size_t i = begin;
-        if (!is_rust_whitespace(next_char(text, i))) break;
+        if (!is_rust_whitespace(next_code_point(text, i))) break;
         start = begin;
       }
     }
     if (token.rstrip) {
       for (size_t i = stop; i < text.size();) {
-        if (!is_rust_whitespace(next_char(text, i))) break;
+        if (!is_rust_whitespace(next_code_point(text, i))) break;
         stop = i;
       }
     }

@@ -154,7 +154,7 @@ class Bpe : public Model {
     bool pending_unk = false;
     for (size_t i = 0; i < word.size();) {
       const size_t begin = i;
-      i += std::min(utf8_length(static_cast<uint8_t>(word[i])), word.size() - i);
+      i += std::min(utf8_lead_length(static_cast<uint8_t>(word[i])), word.size() - i);
       std::string_view s = word.substr(begin, i - begin);
       if ((begin > 0 && !prefix_.empty()) || (i == word.size() && !suffix_.empty())) {
         affixed.assign(begin > 0 ? prefix_ : std::string());

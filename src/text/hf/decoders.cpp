@@ -19,7 +19,7 @@ class ByteLevelDecoder : public Decoder {
       const size_t before = bytes.size();
       bool all = true;
       for (size_t i = 0; i < t.size() && all;) {
-        const auto b = byte_of_char(next_char(t, i));
+        const auto b = byte_of_char(next_code_point(t, i));
         if (b) bytes += static_cast<char>(*b);
         all = b.has_value();
       }

@@ -46,7 +46,7 @@ template <class Map>
 void map_chars(std::string& text, Map&& map) {
   std::string out;
   out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) map(next_char(text, i), out);
+  for (size_t i = 0; i < text.size();) map(next_code_point(text, i), out);
   text.swap(out);
 }
 
@@ -86,16 +86,16 @@ class Strip : public Normalizer {
     size_t begin = 0, end = text.size();
     if (left_) {
       for (size_t i = 0; i < end;) {
-        if (!is_rust_whitespace(next_char(text, i))) break;
+        if (!is_rust_whitespace(next_code_point(text, i))) break;
         begin = i;
       }
     }
     if (right_) {
       while (end > begin) {
         size_t start = end - 1;
-        while (start > begin && (static_cast<uint8_t>(text[start]) & 0xC0) == 0x80) --start;
+        while (start > begin && is_utf8_continuation(text[start])) --start;
         size_t i = start;
-        if (!is_rust_whitespace(next_char(text, i))) break;
+        if (!is_rust_whitespace(next_code_point(text, i))) break;
         end = start;
       }
     }
@@ -186,7 +186,7 @@ class BertNormalizer : public Normalizer {
       }
     };
     for (size_t i = 0; i < text.size();) {
-      char32_t c = next_char(text, i);
+      char32_t c = next_code_point(text, i);
       if (clean_text_) {
         if (bert::is_removed_by_clean_text(c)) continue;
         if (bert::is_whitespace(c)) c = ' ';

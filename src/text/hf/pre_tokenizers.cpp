@@ -45,15 +45,15 @@ class ByteLevel : public PreTokenizer {
   std::optional<bool> piece_starts_word(std::string_view piece) const override {
     std::string bytes;  // the piece's first character, back from its byte-level form
     for (size_t i = 0; i < piece.size() && bytes.size() < 4;) {
-      const auto b = byte_of_char(next_char(piece, i));
+      const auto b = byte_of_char(next_code_point(piece, i));
       if (!b) return true;  // not a byte-level piece: an added token
       bytes += static_cast<char>(*b);
-      if (utf8_length(static_cast<uint8_t>(bytes[0])) == bytes.size()) break;
+      if (utf8_lead_length(static_cast<uint8_t>(bytes[0])) == bytes.size()) break;
     }
-    const auto lead = static_cast<uint8_t>(bytes[0]);
-    if ((lead & 0xC0) == 0x80 || bytes.size() < utf8_length(lead)) return false;
-    size_t i = 0;
-    return !is_rust_alphanumeric(next_char(bytes, i));
+    if (bytes.empty()) return false;
+    const Utf8Char first = decode_utf8(bytes, 0);
+    if (first.length == 0) return false;  // not a whole character
+    return !is_rust_alphanumeric(first.code_point);
   }
 
  private:

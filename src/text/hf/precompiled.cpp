@@ -87,7 +87,7 @@ void PrecompiledNormalizer::normalize(std::string& text) const {
       }
     }
     for (size_t i = 0; i < grapheme.size();) {
-      const size_t n = std::min(utf8_length(static_cast<uint8_t>(grapheme[i])), grapheme.size() - i);
+      const size_t n = std::min(utf8_lead_length(static_cast<uint8_t>(grapheme[i])), grapheme.size() - i);
       const std::string_view part = grapheme.substr(i, n);
       if (auto norm = transform(part)) {
         out += *norm;

@@ -159,10 +159,10 @@ icu::RegexMatcher& thread_matcher(const icu::RegexPattern& pattern, uint64_t ser
 }
 
 // ICU's own time limit counts from the matcher's reset, so over a long text it would add up
-// the work of every match before; the budget is per match. ICU calls this once per time unit
-// while it matches; spans() zeroes the count before each find().
+// the work of every match before; the budget is per match. ICU calls this once per unit of
+// 10,000 steps while it matches; spans() zeroes the count before each find().
 struct MatchClock {
-  int32_t units = 0;  // time units of the current find()
+  int32_t units = 0;  // units of the current find()
   int32_t limit = 0;  // units one find() may take; 0: no limit
 };
 
@@ -174,8 +174,8 @@ UBool on_time_unit(const void* context, int32_t /*units since the reset*/) {
 // Why ICU stopped a match, in the words of RegexBudgetError.
 std::string stop_reason(UErrorCode status, const RegexBudget& budget) {
   if (status == U_REGEX_STOPPED_BY_CALLER) {
-    return "ran over its time budget (" + std::to_string(budget.time_limit) +
-           " ICU time units in one match, tokenizer.regex_time_limit)";
+    return "ran over its step budget (" + std::to_string(budget.step_limit) +
+           " units of 10,000 ICU steps in one match, tokenizer.regex_step_limit)";
   }
   if (status == U_REGEX_STACK_OVERFLOW) {
     return "ran over its backtracking stack (" + std::to_string(budget.stack_limit_bytes >> 10) + " KB)";
@@ -209,7 +209,7 @@ void OnigRegex::spans(std::string_view text, std::vector<Span>& out) const {
   // Set on every call: the budget may have changed since the matcher was made.
   const RegexBudget budget = regex_budget();
   splitting_detail::MatchClock clock;
-  clock.limit = budget.time_limit;
+  clock.limit = budget.step_limit;
   matcher.setMatchCallback(splitting_detail::on_time_unit, &clock, status);
   matcher.setStackLimit(budget.stack_limit_bytes, status);
   matcher.reset(&utext);

@@ -37,7 +37,7 @@ void char_spans(std::string_view text, Predicate&& is_match, std::vector<Span>& 
   uint32_t last = 0;
   for (size_t i = 0; i < text.size();) {
     const auto begin = static_cast<uint32_t>(i);
-    const char32_t c = next_char(text, i);
+    const char32_t c = next_code_point(text, i);
     if (!is_match(c)) continue;
     if (last < begin) out.push_back({last, begin, false});
     out.push_back({begin, static_cast<uint32_t>(i), true});

@@ -100,7 +100,7 @@ class Unigram : public Model {
     const double unk_score = min_score_ - kUnkPenalty;
     for (size_t start = 0; start < text.size();) {
       const double here = best[start].score;
-      const size_t char_bytes = std::min(utf8_length(static_cast<uint8_t>(text[start])), text.size() - start);
+      const size_t char_bytes = std::min(utf8_lead_length(static_cast<uint8_t>(text[start])), text.size() - start);
       bool single_char_piece = false;
       trie_.prefixes(text.substr(start), [&](int32_t id, size_t length) {
         Node& target = best[start + length];

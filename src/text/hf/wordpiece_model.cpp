@@ -27,7 +27,7 @@ class WordPieceModel : public Model {
 
   void tokenize(std::string_view word, std::vector<int32_t>& out) const override {
     int64_t chars = 0;
-    for (char c : word) chars += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
+    for (char c : word) chars += !is_utf8_continuation(c);
     if (chars > max_chars_) {
       out.push_back(*unk_id_);
       return;
@@ -38,7 +38,7 @@ class WordPieceModel : public Model {
       size_t end = std::min(word.size(), start + vocab_.max_piece_bytes());
       std::optional<int32_t> found;
       while (end > start) {
-        while (end < word.size() && (static_cast<uint8_t>(word[end]) & 0xC0) == 0x80) --end;  // a boundary
+        while (end < word.size() && is_utf8_continuation(word[end])) --end;  // a boundary
         if (end <= start) break;
         std::string_view piece = word.substr(start, end - start);
         if (start > 0) {

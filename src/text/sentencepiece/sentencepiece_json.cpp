@@ -11,6 +11,7 @@
 #include "mlm/text/tokenizer.h"
 #include "mlm/util/base64.h"
 #include "mlm/util/errors.h"
+#include "mlm/util/utf8_decode.h"
 
 namespace mlm::text {
 namespace {
@@ -22,7 +23,6 @@ constexpr const char* kSpaceMarker = "\xE2\x96\x81";  // U+2581, sentencepiece's
 // The longest literal text a byte piece matches: "<0xAB>".
 constexpr int kBytePieceChars = 6;
 
-bool is_utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
 json unigram_model(const SentencePieceModel& model) {
   // sentencepiece's Viterbi never matches byte, control, unknown or unused pieces against the

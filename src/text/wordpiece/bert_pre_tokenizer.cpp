@@ -2,32 +2,10 @@
 
 #include "bert_chars.h"
 #include "mlm/text/utf8.h"
+#include "mlm/util/utf8_decode.h"
 
 namespace mlm::text {
 namespace {
-
-// Decodes the code point at text[i] and advances i; an invalid sequence gives U+FFFD and
-// advances one byte (the corpus reader repairs text, so this is for other callers).
-char32_t next_code_point(std::string_view text, size_t& i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  int length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
-  if (length == 0 || lead > 0xF4 || i + length > text.size()) {
-    ++i;
-    return 0xFFFD;
-  }
-  char32_t c = lead & (0x7F >> length);
-  for (int k = 1; k < length; ++k) {
-    const unsigned char b = byte(i + k);
-    if ((b & 0xC0) != 0x80) {
-      ++i;
-      return 0xFFFD;
-    }
-    c = (c << 6) | (b & 0x3F);
-  }
-  i += length;
-  return c;
-}
 
 // The state of one split(): the word being built, and the combining marks NFD may still
 // reorder (kept marks with a nonzero combining class since the last starter).

@@ -6,6 +6,7 @@
 #include "bert_pre_tokenizer.h"
 #include "mlm/text/utf8.h"
 #include "mlm/util/errors.h"
+#include "mlm/util/utf8_decode.h"
 
 namespace mlm::text {
 namespace {
@@ -14,7 +15,6 @@ bool starts_with(std::string_view s, std::string_view prefix) {
   return !prefix.empty() && s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
 }
 
-bool is_utf8_continuation(char byte) { return (static_cast<unsigned char>(byte) & 0xC0) == 0x80; }
 
 // HF's WordPiece decoder cleanup: no space before . ? ! , and English contractions.
 void cleanup_spaces(std::string& text) {

@@ -36,9 +36,11 @@ struct TokenizerConfig {
   int64_t min_frequency = 2;               // trained tokenizer.json: a merge needs this many uses
   int64_t limit_alphabet = 1000;           // wordpiece training: most frequent characters kept
                                            // (0 = all); byte_level_bpe keeps its 256 bytes
-  int64_t regex_time_limit = 1000;         // type hf: ICU time units (10,000 regex engine steps
-                                           // each) one match of a tokenizer.json pattern may
-                                           // take before the run stops; 0 = no limit
+  int64_t regex_step_limit = 1000;         // type hf: units of 10,000 ICU regex engine steps
+                                           // one match of a tokenizer.json pattern may take
+                                           // before the run stops; 0 = no limit (steps, not
+                                           // time: the same on every machine). Old name
+                                           // regex_time_limit, still read (renamed_keys.cpp)
 
   template <class V>
   void visit(V& v) {
@@ -56,7 +58,7 @@ struct TokenizerConfig {
     v("special_tokens", special_tokens);
     v("min_frequency", min_frequency);
     v("limit_alphabet", limit_alphabet);
-    v("regex_time_limit", regex_time_limit);
+    v("regex_step_limit", regex_step_limit);
   }
 };
 

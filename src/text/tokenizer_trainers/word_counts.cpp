@@ -1,6 +1,6 @@
 // One reader thread hands batches of documents to counting threads through a bounded queue;
 // each counting thread keeps its own map, and the maps are summed at the end.
-#include "mlm/text/training/word_counts.h"
+#include "mlm/text/tokenizer_trainers/word_counts.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -11,7 +11,7 @@
 
 #include "mlm/text/corpus/document_reader.h"
 
-namespace mlm::text::training {
+namespace mlm::text::tokenizer_trainers {
 namespace {
 
 constexpr size_t kBatchBytes = size_t{1} << 20;  // documents handed out together
@@ -138,4 +138,4 @@ WordCounts count_words(const std::vector<std::string>& lines, const WordSplitter
   return counts;
 }
 
-}  // namespace mlm::text::training
+}  // namespace mlm::text::tokenizer_trainers

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "mlm/text/training/word_counts.h"
+#include "mlm/text/tokenizer_trainers/word_counts.h"
 
-namespace mlm::text::training {
+namespace mlm::text::tokenizer_trainers {
 
 struct BpeTrainerOptions {
   int64_t vocab_size = 30000;                 // stop when the vocabulary has this many entries
@@ -31,4 +31,4 @@ struct BpeModel {
 /// alphabet (limit_alphabet) are left out of the words, as the library does.
 BpeModel train_bpe(const WordCounts& words, const BpeTrainerOptions& options);
 
-}  // namespace mlm::text::training
+}  // namespace mlm::text::tokenizer_trainers

@@ -7,10 +7,11 @@
 
 #include "mlm/config/sections/tokenizer.h"
 #include "mlm/text/corpus/corpus_files.h"
-#include "mlm/text/training/bpe_trainer.h"
-#include "mlm/text/training/tokenizer_json_writer.h"
+#include "mlm/text/tokenizer.h"
+#include "mlm/text/tokenizer_trainers/bpe_trainer.h"
+#include "mlm/text/tokenizer_trainers/tokenizer_json_writer.h"
 
-namespace mlm::text::training {
+namespace mlm::text::tokenizer_trainers {
 
 /// The trainer and pipeline settings of `config` (type byte_level_bpe or wordpiece).
 struct TrainingPlan {
@@ -28,4 +29,10 @@ TokenizerFiles train_tokenizer_files(const WordCounts& words, const TrainingPlan
 TokenizerFiles train_tokenizer_files(const config::TokenizerConfig& config, const std::vector<CorpusFile>& files,
                                      const ReadOptions& read);
 
-}  // namespace mlm::text::training
+/// Trains as above and writes the files as the directory config.model: into a directory of
+/// this writer's own, then renamed into place (`existing` says whether a directory another
+/// run wrote meanwhile stays).
+void train_tokenizer_json_directory(const config::TokenizerConfig& config, const std::vector<CorpusFile>& files,
+                                    const ReadOptions& read, Tokenizer::Existing existing);
+
+}  // namespace mlm::text::tokenizer_trainers

@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <string>
 
-#include "mlm/text/training/bpe_trainer.h"
-#include "mlm/text/training/pipeline_json.h"
-#include "mlm/text/training/special_tokens.h"
+#include "mlm/text/tokenizer_trainers/bpe_trainer.h"
+#include "mlm/text/tokenizer_trainers/pipeline_json.h"
+#include "mlm/text/tokenizer_trainers/special_tokens.h"
 
-namespace mlm::text::training {
+namespace mlm::text::tokenizer_trainers {
 
 struct TokenizerFiles {
   std::string tokenizer_json, tokenizer_config_json, special_tokens_map_json;
@@ -22,4 +22,4 @@ TokenizerFiles tokenizer_files(const BpeModel& model, const PipelineOptions& pip
 /// Writes `files` into the directory `dir` (created; files replaced).
 void write_tokenizer_files(const std::filesystem::path& dir, const TokenizerFiles& files);
 
-}  // namespace mlm::text::training
+}  // namespace mlm::text::tokenizer_trainers

@@ -1,11 +1,11 @@
-#include "mlm/text/training/word_splitters.h"
+#include "mlm/text/tokenizer_trainers/word_splitters.h"
 
 #include <memory>
 #include <string>
 
 #include "../hf/components.h"
 
-namespace mlm::text::training {
+namespace mlm::text::tokenizer_trainers {
 
 WordSplitterFactory word_splitter(const PipelineOptions& options) {
   return [options]() -> WordSplitter {
@@ -31,4 +31,4 @@ WordSplitterFactory word_splitter(const PipelineOptions& options) {
   };
 }
 
-}  // namespace mlm::text::training
+}  // namespace mlm::text::tokenizer_trainers

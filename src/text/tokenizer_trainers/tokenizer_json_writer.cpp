@@ -1,4 +1,4 @@
-#include "mlm/text/training/tokenizer_json_writer.h"
+#include "mlm/text/tokenizer_trainers/tokenizer_json_writer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -8,7 +8,7 @@
 
 #include "mlm/util/errors.h"
 
-namespace mlm::text::training {
+namespace mlm::text::tokenizer_trainers {
 namespace {
 
 using nlohmann::json;
@@ -128,4 +128,4 @@ void write_tokenizer_files(const std::filesystem::path& dir, const TokenizerFile
   }
 }
 
-}  // namespace mlm::text::training
+}  // namespace mlm::text::tokenizer_trainers

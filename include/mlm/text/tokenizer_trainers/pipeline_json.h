@@ -4,7 +4,7 @@
 // pre-tokenizers), and the writer puts them into tokenizer.json.
 #include <nlohmann/json.hpp>
 
-namespace mlm::text::training {
+namespace mlm::text::tokenizer_trainers {
 
 /// The kind trained: byte-level BPE (RoBERTa's, ModernBERT's) or BERT's WordPiece.
 enum class TrainedKind { byte_level_bpe, wordpiece };
@@ -22,4 +22,4 @@ nlohmann::json pre_tokenizer_json(const PipelineOptions& options);
 /// "decoder": ByteLevel or WordPiece ("##").
 nlohmann::json decoder_json(const PipelineOptions& options);
 
-}  // namespace mlm::text::training
+}  // namespace mlm::text::tokenizer_trainers

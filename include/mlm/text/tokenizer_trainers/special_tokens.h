@@ -11,7 +11,7 @@
 
 #include "mlm/config/enums.h"
 
-namespace mlm::text::training {
+namespace mlm::text::tokenizer_trainers {
 
 struct SpecialTokens {
   config::SpecialTokenStyle style = config::SpecialTokenStyle::roberta;
@@ -24,4 +24,4 @@ struct SpecialTokens {
 /// The layout of `style` (not automatic).
 SpecialTokens special_tokens_of(config::SpecialTokenStyle style);
 
-}  // namespace mlm::text::training
+}  // namespace mlm::text::tokenizer_trainers

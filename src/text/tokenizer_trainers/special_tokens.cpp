@@ -1,6 +1,6 @@
-#include "mlm/text/training/special_tokens.h"
+#include "mlm/text/tokenizer_trainers/special_tokens.h"
 
-namespace mlm::text::training {
+namespace mlm::text::tokenizer_trainers {
 
 SpecialTokens special_tokens_of(config::SpecialTokenStyle style) {
   SpecialTokens t;
@@ -27,4 +27,4 @@ SpecialTokens special_tokens_of(config::SpecialTokenStyle style) {
   return t;
 }
 
-}  // namespace mlm::text::training
+}  // namespace mlm::text::tokenizer_trainers

@@ -1,15 +1,44 @@
-#include "mlm/text/training/train_tokenizer_json.h"
+#include "mlm/text/tokenizer_trainers/train_tokenizer_json.h"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <random>
 #include <thread>
 
 #include "../hf/byte_level.h"
-#include "mlm/text/training/word_splitters.h"
+#include "mlm/text/tokenizer_trainers/word_splitters.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
-namespace mlm::text::training {
+namespace mlm::text::tokenizer_trainers {
+namespace {
+
+/// Writes `files` as the directory `dir`: into a directory of this writer's own, then renamed
+/// into place, so a crash never leaves half a tokenizer. Existing::keep keeps a directory
+/// another run wrote meanwhile.
+void install_tokenizer_directory(const std::string& dir, const TokenizerFiles& files,
+                                 Tokenizer::Existing existing) {
+  namespace fs = std::filesystem;
+  const fs::path path(dir);
+  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  const fs::path tmp = dir + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}());
+  write_tokenizer_files(tmp, files);
+  std::error_code error;
+  if (fs::exists(path) && existing == Tokenizer::Existing::replace) {
+    for (const char* name : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"}) {
+      fs::rename(tmp / name, path / name);
+    }
+  } else {
+    fs::rename(tmp, path, error);  // fails when another run's directory landed first
+    if (error) log::info("text", "{} was written by another run meanwhile; keeping that one", dir);
+  }
+  fs::remove_all(tmp, error);
+}
+
+}  // namespace
 
 TrainingPlan training_plan(const config::TokenizerConfig& config) {
   using config::SpecialTokenStyle;
@@ -55,4 +84,10 @@ TokenizerFiles train_tokenizer_files(const config::TokenizerConfig& config, cons
   return out;
 }
 
-}  // namespace mlm::text::training
+void train_tokenizer_json_directory(const config::TokenizerConfig& config, const std::vector<CorpusFile>& files,
+                                    const ReadOptions& read, Tokenizer::Existing existing) {
+  install_tokenizer_directory(config.model, train_tokenizer_files(config, files, read), existing);
+  log::info("text", "tokenizer trained: {}", config.model);
+}
+
+}  // namespace mlm::text::tokenizer_trainers

@@ -11,7 +11,7 @@
 
 #include "mlm/text/corpus/corpus_files.h"
 
-namespace mlm::text::training {
+namespace mlm::text::tokenizer_trainers {
 
 /// Hashes std::string and std::string_view alike, so counting looks a word up without a copy.
 struct WordHash {
@@ -40,4 +40,4 @@ WordCounts count_words(const std::vector<CorpusFile>& files, const ReadOptions& 
 /// The same over lines in memory, on the calling thread.
 WordCounts count_words(const std::vector<std::string>& lines, const WordSplitter& splitter);
 
-}  // namespace mlm::text::training
+}  // namespace mlm::text::tokenizer_trainers

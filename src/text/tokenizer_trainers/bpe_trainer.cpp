@@ -2,13 +2,14 @@
 // counts, the set of words each queue entry will visit, and a binary max-heap whose pop and
 // push move elements as Rust's BinaryHeap does (libstdc++'s heap algorithms do the same), so
 // stale entries and repeated merges fall out as they do there.
-#include "mlm/text/training/bpe_trainer.h"
+#include "mlm/text/tokenizer_trainers/bpe_trainer.h"
 
 #include <algorithm>
 #include <unordered_map>
 
+#include "mlm/util/utf8_decode.h"
 
-namespace mlm::text::training {
+namespace mlm::text::tokenizer_trainers {
 namespace {
 
 using Pair = uint64_t;  // (first id << 32) | second id: compares as the library's (u32, u32)
@@ -35,32 +36,19 @@ struct PairHash {
   size_t operator()(Pair p) const { return static_cast<size_t>((p ^ (p >> 29)) * 0x9E3779B97F4A7C15ull); }
 };
 
-size_t utf8_length(unsigned char lead) {
-  if (lead < 0x80) return 1;
-  if ((lead >> 5) == 0x6) return 2;
-  if ((lead >> 4) == 0xE) return 3;
-  if ((lead >> 3) == 0x1E) return 4;
-  return 1;
-}
-
 // The code point of one UTF-8 character (valid: the corpus reader repairs the text).
 char32_t code_point(std::string_view c) {
-  const auto b = [&](size_t i) { return static_cast<char32_t>(static_cast<unsigned char>(c[i])); };
-  switch (c.size()) {
-    case 2: return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-    case 3: return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    case 4: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-    default: return b(0);
-  }
+  size_t i = 0;
+  return next_code_point(c, i);
 }
 
 // The characters of a UTF-8 word, each as its own string.
 std::vector<std::string_view> characters(std::string_view word) {
   std::vector<std::string_view> out;
   for (size_t i = 0; i < word.size();) {
-    const size_t n = std::max<size_t>(1, std::min(utf8_length(static_cast<unsigned char>(word[i])), word.size() - i));
-    out.push_back(word.substr(i, n));
-    i += n;
+    const size_t begin = i;
+    next_code_point(word, i);
+    out.push_back(word.substr(begin, i - begin));
   }
   return out;
 }
@@ -230,4 +218,4 @@ BpeModel train_bpe(const WordCounts& word_counts, const BpeTrainerOptions& optio
   return model;
 }
 
-}  // namespace mlm::text::training
+}  // namespace mlm::text::tokenizer_trainers

@@ -1,6 +1,8 @@
 // Training a sentencepiece model from the corpus through the library API, fed by a sentence
 // iterator over our own document reader (so txt, jsonl and gzip all work, and the amount
 // read is bounded however large the corpus is).
+#include "mlm/text/tokenizer_trainers/sentencepiece_trainer.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,15 +15,13 @@
 #include <thread>
 #include <unordered_map>
 
+#include "../sentencepiece/spm_library.h"
 #include "mlm/text/corpus/document_reader.h"
-#include "mlm/text/tokenizer.h"
-#include "mlm/text/training/train_tokenizer_json.h"
 #include "mlm/text/utf8.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
-#include "sentencepiece/spm_library.h"
 
-namespace mlm::text {
+namespace mlm::text::tokenizer_trainers {
 namespace {
 
 // Fixed seed of the file order and of sentencepiece's sentence sampling: the same corpus
@@ -227,155 +227,18 @@ void install_model_file(const std::string& model, const std::string& model_proto
   std::filesystem::remove(tmp, ignored);  // after a link (or a kept model)
 }
 
-// hf tokenizers come with the model they belong to; the other kinds train.
-bool loaded_only(config::TokenizerType type) { return type == config::TokenizerType::hf; }
-
-std::string loaded_from(config::TokenizerType) { return "a Hugging Face tokenizer.json or a directory holding one"; }
-
-// byte_level_bpe and wordpiece train a tokenizer.json directory (text/training/).
-bool trains_tokenizer_json(config::TokenizerType type) {
-  return type == config::TokenizerType::byte_level_bpe || type == config::TokenizerType::wordpiece;
-}
-
-/// Writes `files` as the directory `dir`: into a directory of this writer's own, then renamed
-/// into place, so a crash never leaves half a tokenizer. Existing::keep keeps a directory
-/// another run wrote meanwhile.
-void install_tokenizer_directory(const std::string& dir, const training::TokenizerFiles& files,
-                                 Tokenizer::Existing existing) {
-  namespace fs = std::filesystem;
-  const fs::path path(dir);
-  if (path.has_parent_path()) fs::create_directories(path.parent_path());
-  const fs::path tmp = dir + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}());
-  training::write_tokenizer_files(tmp, files);
-  std::error_code error;
-  if (fs::exists(path) && existing == Tokenizer::Existing::replace) {
-    for (const char* name : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"}) {
-      fs::rename(tmp / name, path / name);
-    }
-  } else {
-    fs::rename(tmp, path, error);  // fails when another run's directory landed first
-    if (error) log::info("text", "{} was written by another run meanwhile; keeping that one", dir);
-  }
-  fs::remove_all(tmp, error);
-}
-
 }  // namespace
 
-void Tokenizer::train(const config::TokenizerConfig& config, const std::vector<std::string>& files,
-                      const ReadOptions& read, Existing existing) {
-  if (loaded_only(config.type)) {
-    throw ConfigError("tokenizer.type: " + std::string(config::to_string(config.type)) +
-                          " tokenizers are loaded from " + loaded_from(config.type) +
-                          ", not trained; mlm-tokenizer trains unigram, bpe, wordpiece and byte_level_bpe",
-                      "tokenizer.type");
-  }
-  // Training replaces tokenizer.model: a directory for the tokenizer.json kinds, a file for
-  // sentencepiece. The other kind of thing at that path is not ours to replace.
-  const bool writes_directory = trains_tokenizer_json(config.type);
-  std::error_code error;
-  const auto status = std::filesystem::status(config.model, error);
-  if (std::filesystem::exists(status) && std::filesystem::is_directory(status) != writes_directory) {
-    throw ConfigError("tokenizer.model: '" + config.model + "' is a " +
-                          (writes_directory ? "file" : "directory") + "; tokenizer.type " +
-                          std::string(config::to_string(config.type)) + " trains " +
-                          (writes_directory ? "a directory of tokenizer.json files"
-                                            : "a sentencepiece model file") +
-                          " there: name another path",
-                      "tokenizer.model");
-  }
-  auto corpus = resolve_corpus(files, read, config.training_files.empty() ? "data.train_files"
-                                                                          : "tokenizer.training_files");
-  if (trains_tokenizer_json(config.type)) {
-    log::info("text", "training a {} tokenizer of {} pieces from {}", config::to_string(config.type),
-              config.vocab_size, files.front() + (files.size() > 1 ? ", ..." : ""));
-    install_tokenizer_directory(config.model, training::train_tokenizer_files(config, corpus, read), existing);
-    log::info("text", "tokenizer trained: {}", config.model);
-    return;
-  }
-  auto args = sentencepiece_trainer_args(config);
-
+void train_sentencepiece(const config::TokenizerConfig& config, std::vector<CorpusFile> corpus,
+                         const ReadOptions& read, Tokenizer::Existing existing) {
+  const auto args = sentencepiece_trainer_args(config);
   CorpusSentenceIterator sentences(std::move(corpus), read,
                                    kReadFactor * std::max<int64_t>(1, config.input_sentence_size),
                                    static_cast<size_t>(config.max_sentence_length));
-  log::info("text", "training a {} tokenizer of {} pieces from {}",
-            args["model_type"], config.vocab_size, files.front() + (files.size() > 1 ? ", ..." : ""));
   const std::string model_proto = run_sentencepiece_trainer(args, sentences);
   install_model_file(config.model, model_proto, existing);
   log::info("text", "tokenizer trained on a sample of at most {} of {} sentences read: {}",
             config.input_sentence_size, sentences.sentences(), config.model);
 }
 
-namespace {
-
-// tokenizer.type says which kind tokenizer.model must be.
-TokenizerKind kind_of(config::TokenizerType type) {
-  switch (type) {
-    case config::TokenizerType::wordpiece: return TokenizerKind::wordpiece;
-    case config::TokenizerType::hf:
-    case config::TokenizerType::byte_level_bpe: return TokenizerKind::hf;
-    default: return TokenizerKind::sentencepiece;
-  }
-}
-
-const char* kind_described(TokenizerKind kind) {
-  switch (kind) {
-    case TokenizerKind::sentencepiece: return "sentencepiece model";
-    case TokenizerKind::wordpiece: return "WordPiece vocabulary";
-    case TokenizerKind::hf: return "tokenizer.json pipeline";
-  }
-  return "tokenizer";
-}
-
-Tokenizer checked_kind(Tokenizer tokenizer, const config::TokenizerConfig& config) {
-  const TokenizerKind want = kind_of(config.type);
-  if (tokenizer.kind() != want) {
-    const bool suggest = tokenizer.kind() == TokenizerKind::wordpiece;
-    throw ConfigError("tokenizer.model: '" + config.model + "' is a " + kind_described(tokenizer.kind()) +
-                          " but tokenizer.type is " + std::string(config::to_string(config.type)) +
-                          (suggest ? " (set tokenizer.type: wordpiece or hf)" : ""),
-                      "tokenizer.model");
-  }
-  return tokenizer;
-}
-
-}  // namespace
-
-Tokenizer load_or_train_tokenizer(const config::TokenizerConfig& tokenizer,
-                                  const config::DataConfig& data) {
-  const auto& path = tokenizer.model;
-  if (std::filesystem::exists(path)) {
-    auto loaded = checked_kind(kind_of(tokenizer.type) == TokenizerKind::hf ? Tokenizer::load_hf(path) : Tokenizer::load(path),
-                               tokenizer);
-    return tokenizer.add_tokens.empty() ? loaded : loaded.with_added_tokens(tokenizer.add_tokens);
-  }
-  if (loaded_only(tokenizer.type)) {
-    throw ConfigError("tokenizer.model: '" + path + "' does not exist (tokenizer.type " +
-                          std::string(config::to_string(tokenizer.type)) + " loads " +
-                          loaded_from(tokenizer.type) + "; it is never trained)",
-                      "tokenizer.model");
-  }
-  if (!tokenizer.train_if_missing) {
-    throw ConfigError("tokenizer.model: '" + path +
-                          "' does not exist (train one with mlm-tokenizer, or set "
-                          "tokenizer.train_if_missing: true)",
-                      "tokenizer.model");
-  }
-  log::info("text", "tokenizer model '{}' is missing: training it first", path);
-  Tokenizer::train(tokenizer, tokenizer_training_files(tokenizer, data), ReadOptions::from(data),
-                   Tokenizer::Existing::keep);
-  return checked_kind(kind_of(tokenizer.type) == TokenizerKind::hf ? Tokenizer::load_hf(path) : Tokenizer::load(path),
-                      tokenizer);
-}
-
-std::vector<std::string> tokenizer_training_files(const config::TokenizerConfig& tokenizer,
-                                                  const config::DataConfig& data) {
-  if (!tokenizer.training_files.empty()) return tokenizer.training_files;
-  if (!data.train_files.empty()) return data.train_files;
-  std::vector<std::string> files;  // a mixture: every source's text files
-  for (const auto& source : data.sources) {
-    files.insert(files.end(), source.files.begin(), source.files.end());
-  }
-  return files;
-}
-
-}  // namespace mlm::text
+}  // namespace mlm::text::tokenizer_trainers

@@ -1,6 +1,6 @@
-#include "mlm/text/training/pipeline_json.h"
+#include "mlm/text/tokenizer_trainers/pipeline_json.h"
 
-namespace mlm::text::training {
+namespace mlm::text::tokenizer_trainers {
 
 nlohmann::json normalizer_json(const PipelineOptions& options) {
   if (options.kind == TrainedKind::wordpiece) {
@@ -21,4 +21,4 @@ nlohmann::json decoder_json(const PipelineOptions& options) {
   return {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}};
 }
 
-}  // namespace mlm::text::training
+}  // namespace mlm::text::tokenizer_trainers
