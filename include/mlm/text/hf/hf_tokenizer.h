@@ -2,7 +2,7 @@
 // A Hugging Face `tokenizers` pipeline read from a tokenizer.json, giving the ids the Python
 // library gives (tests/text/hf_pipeline_agreement_test.cpp checks several thousand lines per
 // kind): added tokens split out of the raw text, normalizer, pre-tokenizer, model (BPE,
-// Unigram, WordPiece), post-processor. Offsets, truncation and padding are not computed.
+// Unigram, WordPiece, WordLevel), post-processor. Offsets, truncation and padding are not computed.
 //
 // Entry points:
 //   HfTokenizer::load(path)                 a tokenizer.json, or a directory holding one
@@ -13,15 +13,17 @@
 //   decode, vocab_size, id_to_piece, piece_to_id, special_tokens(), is_special(id)
 //   word_start_pieces()                     which pieces begin a word (whole-word masking)
 //
-// Supported components (anything else is a DataError naming the file and the JSON key):
+// Supported components: every component class of tokenizers 0.23.3, listed by
+// component_types() (anything else is a DataError naming the file and the JSON key):
 //   normalizer     NFC NFD NFKC NFKD Lowercase StripAccents Strip Replace Prepend Precompiled
-//                  BertNormalizer Sequence
+//                  BertNormalizer Nmt ByteLevel Sequence
 //   pre_tokenizer  ByteLevel Metaspace Whitespace WhitespaceSplit BertPreTokenizer Split Digits
-//                  Punctuation CharDelimiterSplit Sequence
-//   model          BPE (dropout null or 0) Unigram WordPiece
+//                  Punctuation CharDelimiterSplit UnicodeScripts FixedLength Sequence
+//   model          BPE (dropout null or 0) Unigram WordPiece WordLevel
 //   post_processor BertProcessing RobertaProcessing TemplateProcessing ByteLevel Sequence
-//   decoder        ByteLevel Metaspace WordPiece ByteFallback Fuse Strip Replace BPEDecoder
-//                  Sequence (decode only; another decoder type: pieces joined by spaces)
+//   decoder        ByteLevel Metaspace WordPiece ByteFallback Fuse Strip Replace BPEDecoder CTC
+//                  Sequence (decode only)
+// Sequences nest at most 32 deep.
 // Regexes (Split, Replace, ByteLevel's GPT-2 pattern) run on ICU with Oniguruma's \s \w \d.
 #include <cstdint>
 #include <map>
