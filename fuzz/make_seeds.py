@@ -44,7 +44,7 @@ def tokenizer_seeds():
     import hf_pipeline_reference as ref
 
     small = 300
-    for name in ("BpeTrainer", "WordPieceTrainer"):
+    for name in ("BpeTrainer", "WordPieceTrainer", "WordLevelTrainer"):
         cls = getattr(trainers, name)
         setattr(trainers, name, lambda *a, _cls=cls, **k: _cls(*a, **{**k, "vocab_size": small}))
     spm_train = spm.SentencePieceTrainer.train

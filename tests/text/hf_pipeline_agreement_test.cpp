@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
 #include <functional>
 
 #include "mlm/text/hf/hf_tokenizer.h"
@@ -54,12 +55,37 @@ TEST_P(HfTokenizerAgreement, PrintsTheEncodeSpeedBesideTheLibrarysAndSentencepie
               mb / speed.at("batch_seconds").get<double>(), mb / sentencepiece);
 }
 
+// Every component class of the library's modules (tokenizers.normalizers, pre_tokenizers,
+// models, processors, decoders), as the reference script enumerates them, must be a type the
+// reader's tables hold: a new library version fails here with what it added.
+TEST(HfTokenizerComponents, ReadsEveryComponentClassOfTheLibrary) {
+  const auto library = nlohmann::json::parse(mlm::testing::read_text(hf_reference_dir() / "classes.json"));
+  const auto ours = HfTokenizer::component_types();
+  size_t classes = 0;
+  for (const auto& [module, names] : library.at("classes").items()) {
+    const auto read = ours.find(module);
+    ASSERT_NE(read, ours.end()) << "no table for tokenizers." << module;
+    for (const auto& name : names) {
+      ++classes;
+      EXPECT_NE(std::find(read->second.begin(), read->second.end(), name.get<std::string>()), read->second.end())
+          << "tokenizers " << library.at("version").get<std::string>() << ": " << module << "."
+          << name.get<std::string>() << " is not read";
+    }
+  }
+  std::printf("[hf] tokenizers %s: %zu component classes, all read\n", library.at("version").get<std::string>().c_str(),
+              classes);
+  EXPECT_GE(classes, 40u);  // the enumeration found the modules' classes
+}
+
 INSTANTIATE_TEST_SUITE_P(HfTokenizerKinds, HfTokenizerAgreement,
                          ::testing::Values("roberta", "modernbert", "mistral", "llama", "xlmr",
                                            "unigram_byte_fallback", "bert", "bpe_options", "llama3_split",
                                            "split_behaviors", "split_removed_inverted", "whitespace_digits",
                                            "whitespace_split_bert", "added_token_options", "metaspace_never",
-                                           "metaspace_always"),
+                                           "metaspace_always", "sentencepiece_bpe", "sentencepiece_unigram",
+                                           "word_level", "word_level_whitespace", "ctc_characters",
+                                           "unicode_scripts", "unicode_scripts_split", "fixed_length",
+                                           "fixed_length_default", "byte_level_normalizer"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace mlm::text::hf_pipeline_agreement

@@ -15,7 +15,11 @@ line ("seconds") and one encode_batch call on one thread ("batch_seconds"), and 
 
 The kinds reproduce the pipelines (component types and options) of published tokenizer.json
 files with a small vocabulary of their own: RoBERTa, ModernBERT, XLM-R, Mistral/Llama 2
-(BPE with byte fallback), BERT; and variants that exercise the remaining options.
+(BPE with byte fallback), BERT; the library's SentencePieceBPETokenizer and
+SentencePieceUnigramTokenizer as trained in Python; WordLevel over WhitespaceSplit and Whitespace
+words and over characters with the CTC decoder; and variants that exercise the remaining
+components and options. OUT_DIR/classes.json lists the component classes of the library's
+modules (what a tokenizer.json may name).
 """
 import base64
 import copy
@@ -27,8 +31,10 @@ import time
 os.environ["RAYON_NUM_THREADS"] = "1"  # encode_batch on one thread: the speed figure compares one core
 
 import sentencepiece as spm
+import tokenizers
 from tokenizers import (AddedToken, Regex, Tokenizer, decoders, models, normalizers,
                         pre_tokenizers, processors, trainers)
+from tokenizers.implementations import SentencePieceBPETokenizer, SentencePieceUnigramTokenizer
 
 METASPACE = "\u2581"
 LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|"
@@ -224,6 +230,58 @@ def bpe_options(train):
     return as_dict(tok), None
 
 
+SENTENCEPIECE_SPECIALS = ["<unk>", "<pad>", "<s>", "</s>", "<mask>"]
+SENTENCEPIECE_ROLES = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "sep_token": "</s>",
+                       "cls_token": "<s>", "pad_token": "<pad>", "mask_token": "<mask>"}
+
+
+def sentencepiece_bpe(train):
+    """The library's SentencePieceBPETokenizer as trained in Python (NFKC, Metaspace)."""
+    impl = SentencePieceBPETokenizer(unk_token="<unk>")
+    impl.train_from_iterator(train, vocab_size=3000, special_tokens=SENTENCEPIECE_SPECIALS, limit_alphabet=300,
+                             show_progress=False)
+    tok = impl._tokenizer
+    tok.post_processor = template("<s> $A </s>", "<s> $A </s> $B:1 </s>:1", ["<s>", "</s>"], tok)
+    return as_dict(tok), SENTENCEPIECE_ROLES
+
+
+def sentencepiece_unigram(train):
+    """The library's SentencePieceUnigramTokenizer (Nmt, NFKC, space runs, Metaspace)."""
+    impl = SentencePieceUnigramTokenizer()
+    impl.train_from_iterator(train, vocab_size=2000, special_tokens=SENTENCEPIECE_SPECIALS, unk_token="<unk>",
+                             show_progress=False)
+    tok = impl._tokenizer
+    tok.post_processor = template("<s> $A </s>", "<s> $A </s> </s> $B </s>", ["<s>", "</s>"], tok)
+    return as_dict(tok), SENTENCEPIECE_ROLES
+
+
+def word_level(train, pre_tokenizer, normalizer=None, decoder=None):
+    """A WordLevel model over the pre-tokenizer's words, trained by WordLevelTrainer."""
+    tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    if normalizer is not None:
+        tok.normalizer = normalizer
+    tok.pre_tokenizer = pre_tokenizer
+    if decoder is not None:
+        tok.decoder = decoder
+    tok.train_from_iterator(train, trainers.WordLevelTrainer(
+        vocab_size=4000, min_frequency=2, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "<pad>"],
+        show_progress=False))
+    tok.post_processor = processors.BertProcessing(("[SEP]", tok.token_to_id("[SEP]")),
+                                                   ("[CLS]", tok.token_to_id("[CLS]")))
+    return as_dict(tok), {"mask_token": "[MASK]", "pad_token": "[PAD]", "unk_token": "[UNK]", "cls_token": "[CLS]",
+                          "sep_token": "[SEP]"}
+
+
+def library_classes():
+    """The component classes of each module of the library: what a tokenizer.json may name."""
+    bases = {"normalizers": normalizers.Normalizer, "pre_tokenizers": pre_tokenizers.PreTokenizer,
+             "models": models.Model, "processors": processors.PostProcessor, "decoders": decoders.Decoder}
+    return {"version": tokenizers.__version__,
+            "classes": {name: sorted(n for n, c in vars(getattr(tokenizers, name)).items()
+                                     if isinstance(c, type) and issubclass(c, base) and c is not base)
+                        for name, base in bases.items()}}
+
+
 def byte_level_variant(base, pre_tokenizer, normalizer=None):
     d = copy.deepcopy(base)
     d["pre_tokenizer"] = pre_tokenizer
@@ -277,13 +335,27 @@ def main(train_path, lines_path, out_dir):
              "mistral": lambda d: mistral(train), "llama": lambda d: llama(train),
              "xlmr": lambda d: xlmr(train_file, d),
              "unigram_byte_fallback": lambda d: xlmr(train_file, d, byte_fallback=True, rule="nmt_nfkc_cf"),
-             "bert": lambda d: bert(train), "bpe_options": lambda d: bpe_options(train)}
-    built = {}
+             "bert": lambda d: bert(train), "bpe_options": lambda d: bpe_options(train),
+             "sentencepiece_bpe": lambda d: sentencepiece_bpe(train),
+             "sentencepiece_unigram": lambda d: sentencepiece_unigram(train),
+             "word_level": lambda d: word_level(train, pre_tokenizers.WhitespaceSplit()),
+             "word_level_whitespace": lambda d: word_level(
+                 train, pre_tokenizers.Whitespace(),
+                 normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents(), normalizers.Lowercase()]),
+                 decoders.WordPiece(prefix="##", cleanup=True)),
+             # Wav2Vec2's kind: characters of the text, the word delimiter for a space, CTC decoding.
+             "ctc_characters": lambda d: word_level(
+                 train, pre_tokenizers.FixedLength(length=1),
+                 normalizers.Sequence([normalizers.Lowercase(), normalizers.Replace(" ", "|")]),
+                 decoders.CTC(pad_token="<pad>", word_delimiter_token="|", cleanup=True))}
+    with open(os.path.join(out_dir, "classes.json"), "w") as f:
+        json.dump(library_classes(), f)
+    built, configs = {}, {}
     for name, make in kinds.items():
         out = os.path.join(out_dir, name)
         os.makedirs(out, exist_ok=True)
         d, config = make(out)
-        built[name] = d
+        built[name], configs[name] = d, config
         if config:
             with open(os.path.join(out, "tokenizer_config.json"), "w") as f:
                 json.dump(config, f)
@@ -305,6 +377,20 @@ def main(train_path, lines_path, out_dir):
             {"type": "Punctuation", "behavior": "MergedWithPrevious"}, byte_level(prefix=True, regex=True)]),
             {"type": "Sequence", "normalizers": [{"type": "NFKD"}, {"type": "StripAccents"},
                                                  {"type": "Strip", "strip_left": True, "strip_right": False}]}),
+        "unicode_scripts": (pre_tokenizers_seq([{"type": "UnicodeScripts"}, byte_level(prefix=True)]),
+                            {"type": "Nmt"}),
+        "unicode_scripts_split": (pre_tokenizers_seq([
+            {"type": "WhitespaceSplit"}, {"type": "UnicodeScripts"}, {"type": "Digits", "individual_digits": True},
+            byte_level(prefix=False, regex=True)]),
+            {"type": "Sequence", "normalizers": [{"type": "Nmt"}, {"type": "NFKC"}]}),
+        "fixed_length": (pre_tokenizers_seq([{"type": "FixedLength", "length": 3}, byte_level()]),
+                         {"type": "Sequence", "normalizers": [{"type": "Nmt"}, {"type": "Lowercase"}]}),
+        "fixed_length_default": (pre_tokenizers_seq([{"type": "Whitespace"}, {"type": "FixedLength"},
+                                                     byte_level(prefix=True)]), None),
+        # The ByteLevel normalizer maps the text, a Split on its space character makes the words.
+        "byte_level_normalizer": ({"type": "Split", "pattern": {"String": "\u0120"}, "behavior": "MergedWithNext",
+                                   "invert": False},
+                                  {"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "ByteLevel"}]}),
         "whitespace_split_bert": (pre_tokenizers_seq([
             {"type": "WhitespaceSplit"}, {"type": "BertPreTokenizer"}, {"type": "CharDelimiterSplit", "delimiter": "e"},
             byte_level(prefix=False, regex=True)]),
@@ -315,6 +401,8 @@ def main(train_path, lines_path, out_dir):
         out = os.path.join(out_dir, name)
         os.makedirs(out, exist_ok=True)
         d, _ = byte_level_variant(base, pre, norm)
+        with open(os.path.join(out, "tokenizer_config.json"), "w") as f:
+            json.dump(configs["roberta"], f)  # RoBERTa's specials: the masking tests load these too
         reference(d, lines, out)
     # Added tokens with every option, matched before and after a normalizer.
     tok = reload(built["roberta"])

@@ -62,6 +62,11 @@ TEST(HfTokenizerFacade, RolesBecomeTheRunsSpecialIds) {
 // alone where GPT-2's pattern splits without a space (a letter after a quote, the pieces of a
 // whitespace run): measured 11,366 of the corpus's 11,382 pieces agree (0.9986) and 0.90 of
 // the varied lines' (0.70 before a piece beginning inside a character counted as a continuation).
+// The library's SentencePiece*Tokenizer (Metaspace) and WordLevel (every piece a word) agree on
+// every piece. UnicodeScripts and FixedLength leave no mark on a piece, so a later ByteLevel's
+// marks answer: behind WhitespaceSplit no piece carries "Ġ" and a word's first piece reads as a
+// continuation (14,364 of the prose's 24,674 agree, 0.58; 0.62 of the varied lines'); behind
+// Whitespace a 5-character chunk boundary inside a word shows on no piece (25,146 of 26,329).
 TEST(HfTokenizerFacade, WordStartsAgreeWithThePreTokenizersWords) {
   std::vector<std::string> prose;
   {
@@ -75,7 +80,14 @@ TEST(HfTokenizerFacade, WordStartsAgreeWithThePreTokenizersWords) {
   };
   for (const auto& c : std::vector<Case>{{"bert", &hf_lines(), 1.0}, {"xlmr", &hf_lines(), 1.0},
                                          {"roberta", &prose, 0.995}, {"modernbert", &prose, 0.995},
-                                         {"roberta", &hf_lines(), 0.89}, {"modernbert", &hf_lines(), 0.89}}) {
+                                         {"roberta", &hf_lines(), 0.89}, {"modernbert", &hf_lines(), 0.89},
+                                         {"sentencepiece_bpe", &hf_lines(), 1.0},
+                                         {"sentencepiece_unigram", &hf_lines(), 1.0},
+                                         {"word_level", &hf_lines(), 1.0}, {"word_level_whitespace", &hf_lines(), 1.0},
+                                         {"ctc_characters", &hf_lines(), 1.0},
+                                         {"unicode_scripts_split", &prose, 0.57},
+                                         {"unicode_scripts_split", &hf_lines(), 0.61},
+                                         {"fixed_length_default", &prose, 0.95}}) {
     const auto& kind = c.kind;
     const auto tokenizer = Tokenizer::load_hf((hf_reference_dir() / kind).string());
     const auto& starts_word = tokenizer.vocab().starts_word;
@@ -169,9 +181,9 @@ TEST(HfTokenizerFacade, BadInputIsOneLineNamingTheFile) {
   std::ofstream(dir / "tokenizer.json") << "{\"model\": ";
   const auto not_json = error_of([&] { Tokenizer::load_hf(dir.string()); });
   EXPECT_NE(not_json.find("tokenizer.json' is not valid JSON"), std::string::npos) << not_json;
-  std::ofstream(dir / "tokenizer.json") << R"({"model": {"type": "WordLevel", "vocab": {}}})";
+  std::ofstream(dir / "tokenizer.json") << R"({"model": {"type": "Markov", "vocab": {}}})";
   const auto unknown = error_of([&] { Tokenizer::load_hf(dir.string()); });
-  EXPECT_NE(unknown.find("WordLevel"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("Markov"), std::string::npos) << unknown;
   EXPECT_EQ(unknown.find('\n'), std::string::npos) << unknown;
   std::ofstream(dir / "tokenizer.json") << R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2},
                                                  "merges": [["a", "b"], ["a", "c"]]}})";

@@ -3,6 +3,7 @@
 // file, the entry and the value, never std::bad_alloc or a write past a table.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <fstream>
 
 #include "mlm/text/hf/hf_tokenizer.h"
@@ -100,6 +101,46 @@ TEST_F(TokenizerFileBounds, AVocabularyAsLargeAsXlmRobertasLoads) {
   const auto tokenizer = HfTokenizer::load(path);
   EXPECT_EQ(tokenizer.vocab_size(), 250002);
   EXPECT_EQ(tokenizer.piece_to_id("<mask>"), 250001);
+}
+
+TEST_F(TokenizerFileBounds, AWordLevelVocabularyIsBoundedAndNeedsItsUnknownPiece) {
+  const auto far = write("tokenizer.json", R"({"model": {"type": "WordLevel", "vocab": {"<unk>": 0, "b": 2000000000},
+                                                "unk_token": "<unk>"}})");
+  expect_refused([&] { HfTokenizer::load(far); }, far, {"model.vocab", "'b'", "2000000000"});
+  // The library fails on the first word it lacks: refused at load instead.
+  const auto no_unk = write("tokenizer.json", R"({"model": {"type": "WordLevel", "vocab": {"a": 0, "b": 1},
+                                                   "unk_token": "[UNK]"}})");
+  expect_refused([&] { HfTokenizer::load(no_unk); }, no_unk, {"model.unk_token", "[UNK]"});
+}
+
+TEST_F(TokenizerFileBounds, AFixedLengthOutsideOneToInt32IsRefused) {
+  for (const char* length : {"0", "-3", "4294967296", "18446744073709551615"}) {
+    const auto path = write("tokenizer.json", std::string(R"({"pre_tokenizer": {"type": "FixedLength", "length": )") +
+                                                  length + "}, " + kBpeModel + "}");
+    expect_refused([&] { HfTokenizer::load(path); }, path, {"pre_tokenizer.length"});
+  }
+}
+
+TEST_F(TokenizerFileBounds, SequencesNestedPastTheBoundAreRefused) {
+  // Within the bound a nested Sequence loads; past it, one line names the key where it stops.
+  const auto nested = [&](int levels, const char* stage, const char* member, const char* leaf) {
+    std::string json = leaf;
+    for (int k = 0; k < levels; ++k) json = R"({"type": "Sequence", ")" + std::string(member) + R"(": [)" + json + "]}";
+    return write("tokenizer.json", "{\"" + std::string(stage) + "\": " + json + ", " + kBpeModel + "}");
+  };
+  EXPECT_NO_THROW(HfTokenizer::load(nested(32, "normalizer", "normalizers", R"({"type": "Nmt"})")));
+  for (const auto& [stage, member, leaf] :
+       std::vector<std::array<const char*, 3>>{{"normalizer", "normalizers", R"({"type": "Nmt"})"},
+                                               {"pre_tokenizer", "pretokenizers", R"({"type": "UnicodeScripts"})"},
+                                               {"decoder", "decoders", R"({"type": "CTC"})"}}) {
+    const auto path = nested(1000, stage, member, leaf);
+    expect_refused([&] { HfTokenizer::load(path); }, path, {std::string(stage) + "." + member + "[0]", "32 levels"});
+  }
+}
+
+TEST_F(TokenizerFileBounds, AnUnknownDecoderIsRefusedLikeEveryOtherComponent) {
+  const auto path = write("tokenizer.json", std::string(R"({"decoder": {"type": "Klingon"}, )") + kBpeModel + "}");
+  expect_refused([&] { HfTokenizer::load(path); }, path, {"decoder.type", "Klingon", "CTC"});
 }
 
 constexpr const char* kWordPieceParts =

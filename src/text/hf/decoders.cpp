@@ -58,6 +58,16 @@ void replace_all(std::string& s, std::string_view from, std::string_view to) {
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
 }
 
+// Spaces before punctuation and inside English contractions (the WordPiece and CTC
+// decoders' cleanup).
+void wordpiece_cleanup(std::string& t) {
+  for (auto [from, to] : {std::pair{" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"},
+                          {" n't", "n't"}, {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"},
+                          {" 've", "'ve"}, {" 're", "'re"}}) {
+    replace_all(t, from, to);
+  }
+}
+
 class WordPieceDecoder : public Decoder {
  public:
   WordPieceDecoder(std::string prefix, bool cleanup) : prefix_(std::move(prefix)), cleanup_(cleanup) {}
@@ -71,13 +81,7 @@ class WordPieceDecoder : public Decoder {
           t.insert(0, " ");
         }
       }
-      if (cleanup_) {
-        for (auto [from, to] : {std::pair{" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"},
-                                {" n't", "n't"}, {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"},
-                                {" 've", "'ve"}, {" 're", "'re"}}) {
-          replace_all(t, from, to);
-        }
-      }
+      if (cleanup_) wordpiece_cleanup(t);
     }
   }
 
@@ -180,6 +184,32 @@ class BpeDecoder : public Decoder {
   std::string suffix_;
 };
 
+// CTC: repeats collapsed, the pad piece removed, the word delimiter read as a space
+// (with cleanup); pieces that end empty are dropped.
+class CtcDecoder : public Decoder {
+ public:
+  CtcDecoder(std::string pad, std::string delimiter, bool cleanup)
+      : pad_(std::move(pad)), delimiter_(std::move(delimiter)), cleanup_(cleanup) {}
+  void decode_chain(std::vector<std::string>& tokens) const override {
+    std::vector<std::string> out;
+    for (size_t k = 0; k < tokens.size(); ++k) {
+      if (k > 0 && tokens[k] == tokens[k - 1]) continue;
+      std::string t = tokens[k];
+      if (!pad_.empty()) replace_all(t, pad_, "");
+      if (cleanup_) {
+        wordpiece_cleanup(t);
+        if (!delimiter_.empty()) replace_all(t, delimiter_, " ");
+      }
+      if (!t.empty()) out.push_back(std::move(t));
+    }
+    tokens = std::move(out);
+  }
+
+ private:
+  std::string pad_, delimiter_;
+  bool cleanup_;
+};
+
 class DecoderSequence : public Decoder {
  public:
   explicit DecoderSequence(std::vector<std::unique_ptr<Decoder>> steps) : steps_(std::move(steps)) {}
@@ -193,38 +223,66 @@ class DecoderSequence : public Decoder {
 
 }  // namespace decoders_detail
 
-std::unique_ptr<Decoder> make_decoder(const JsonReader& json) {
-  using namespace decoders_detail;
-  const std::string type = json.type();
-  if (type == "ByteLevel") return std::make_unique<ByteLevelDecoder>();
-  if (type == "Metaspace") {
-    const bool strip_first = json.has("prepend_scheme") ? json.string("prepend_scheme") != "never"
-                                                        : json.boolean_or("add_prefix_space", true);
-    return std::make_unique<MetaspaceDecoder>(json.string_or("replacement", "\xE2\x96\x81"), strip_first);
-  }
-  if (type == "WordPiece") {
-    return std::make_unique<WordPieceDecoder>(json.string_or("prefix", "##"), json.boolean_or("cleanup", true));
-  }
-  if (type == "ByteFallback") return std::make_unique<ByteFallbackDecoder>();
-  if (type == "Fuse") return std::make_unique<FuseDecoder>();
-  if (type == "Strip") {
-    return std::make_unique<StripDecoder>(json.string_or("content", " "), json.integer("start"), json.integer("stop"));
-  }
-  if (type == "Replace") {
-    std::string literal;
-    std::unique_ptr<OnigRegex> regex;
-    read_pattern(json, literal, regex);
-    return std::make_unique<ReplaceDecoder>(std::move(literal), std::move(regex), json.string("content"));
-  }
-  if (type == "BPEDecoder") return std::make_unique<BpeDecoder>(json.string_or("suffix", "</w>"));
-  if (type == "Sequence") {
-    std::vector<std::unique_ptr<Decoder>> steps;
-    for (const auto& step : json.array("decoders")) {
-      if (auto d = make_decoder(step)) steps.push_back(std::move(d));
-    }
-    return std::make_unique<DecoderSequence>(std::move(steps));
-  }
-  return nullptr;
+namespace decoders_detail {
+
+std::unique_ptr<Decoder> make_metaspace(const JsonReader& json) {
+  const bool strip_first = json.has("prepend_scheme") ? json.string("prepend_scheme") != "never"
+                                                      : json.boolean_or("add_prefix_space", true);
+  return std::make_unique<MetaspaceDecoder>(json.string_or("replacement", "\xE2\x96\x81"), strip_first);
 }
+
+std::unique_ptr<Decoder> make_replace(const JsonReader& json) {
+  std::string literal;
+  std::unique_ptr<OnigRegex> regex;
+  read_pattern(json, literal, regex);
+  return std::make_unique<ReplaceDecoder>(std::move(literal), std::move(regex), json.string("content"));
+}
+
+std::unique_ptr<Decoder> make_strip(const JsonReader& json) {
+  return std::make_unique<StripDecoder>(json.string_or("content", " "), json.integer("start"), json.integer("stop"));
+}
+
+std::unique_ptr<Decoder> make_ctc(const JsonReader& json) {
+  return std::make_unique<CtcDecoder>(json.string_or("pad_token", "<pad>"), json.string_or("word_delimiter_token", "|"),
+                                      json.boolean_or("cleanup", true));
+}
+
+std::unique_ptr<Decoder> make_sequence(const JsonReader& json) {
+  std::vector<std::unique_ptr<Decoder>> steps;
+  for (const auto& step : json.array("decoders")) steps.push_back(make_decoder(step));
+  return std::make_unique<DecoderSequence>(std::move(steps));
+}
+
+using Entry = Registered<std::unique_ptr<Decoder>>;
+
+const std::vector<Entry>& table() {
+  static const std::vector<Entry> entries = {
+      {"ByteLevel", [](const JsonReader&) -> std::unique_ptr<Decoder> { return std::make_unique<ByteLevelDecoder>(); }},
+      {"Metaspace", make_metaspace},
+      {"WordPiece",
+       [](const JsonReader& json) -> std::unique_ptr<Decoder> {
+         return std::make_unique<WordPieceDecoder>(json.string_or("prefix", "##"), json.boolean_or("cleanup", true));
+       }},
+      {"ByteFallback", [](const JsonReader&) -> std::unique_ptr<Decoder> { return std::make_unique<ByteFallbackDecoder>(); }},
+      {"Fuse", [](const JsonReader&) -> std::unique_ptr<Decoder> { return std::make_unique<FuseDecoder>(); }},
+      {"Strip", make_strip},
+      {"Replace", make_replace},
+      {"BPEDecoder",
+       [](const JsonReader& json) -> std::unique_ptr<Decoder> {
+         return std::make_unique<BpeDecoder>(json.string_or("suffix", "</w>"));
+       }},
+      {"CTC", make_ctc},
+      {"Sequence", make_sequence},
+  };
+  return entries;
+}
+
+}  // namespace decoders_detail
+
+std::unique_ptr<Decoder> make_decoder(const JsonReader& json) {
+  return registered(decoders_detail::table(), json, "decoder").make(json);
+}
+
+std::vector<std::string> decoder_types() { return type_names(decoders_detail::table()); }
 
 }  // namespace mlm::text::hf

@@ -15,8 +15,7 @@ class Decoder {
   virtual void decode_chain(std::vector<std::string>& tokens) const = 0;
 };
 
-/// Types: ByteLevel Metaspace WordPiece ByteFallback Fuse Strip Replace BPEDecoder Sequence;
-/// nothing (pieces joined by spaces, as without a decoder) for another type.
+/// Types: decoder_types() (components.h); DataError naming the key for another type.
 std::unique_ptr<Decoder> make_decoder(const JsonReader& json);
 
 }  // namespace mlm::text::hf

@@ -149,6 +149,14 @@ HfTokenizer HfTokenizer::from_files(HfTokenizerFiles files, const std::string& o
   return tokenizer;
 }
 
+std::map<std::string, std::vector<std::string>> HfTokenizer::component_types() {
+  return {{"normalizers", normalizer_types()},
+          {"pre_tokenizers", pre_tokenizer_types()},
+          {"models", model_types()},
+          {"processors", processor_types()},
+          {"decoders", decoder_types()}};
+}
+
 void HfTokenizer::encode(std::string_view text, std::vector<int32_t>& ids, std::vector<uint8_t>* starts_word) const {
   const Pipeline& p = *pipeline_;
   ids.clear();

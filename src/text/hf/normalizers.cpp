@@ -236,50 +236,79 @@ void read_pattern(const JsonReader& json, std::string& literal, std::unique_ptr<
   }
 }
 
-std::unique_ptr<Normalizer> make_normalizer(const JsonReader& json) {
-  using namespace normalizers_detail;
+namespace normalizers_detail {
+
+std::unique_ptr<Normalizer> make_unicode_form(const JsonReader& json) {
   const std::string type = json.type();
-  if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD") {
-    const auto* form = unicode_form(type);
-    if (!form) json.fail("ICU has no " + type + " data");
-    return std::make_unique<UnicodeForm>(form);
-  }
-  if (type == "Lowercase") return std::make_unique<Lowercase>();
-  if (type == "StripAccents") return std::make_unique<StripAccents>();
-  if (type == "Strip") {
-    return std::make_unique<Strip>(json.boolean_or("strip_left", true), json.boolean_or("strip_right", true));
-  }
-  if (type == "Replace") {
-    std::string literal;
-    std::unique_ptr<OnigRegex> regex;
-    read_pattern(json, literal, regex);
-    return std::make_unique<Replace>(std::move(literal), std::move(regex), json.string("content"));
-  }
-  if (type == "Prepend") return std::make_unique<Prepend>(json.string("prepend"));
-  if (type == "Precompiled") {
-    const auto blob = json.has("precompiled_charsmap") ? json.string("precompiled_charsmap") : std::string();
-    if (blob.empty()) return std::make_unique<NormalizerSequence>(std::vector<std::unique_ptr<Normalizer>>{});
-    auto bytes = base64_decode(blob);
-    if (!bytes) json.fail("not base64", "precompiled_charsmap");
-    try {
-      return std::make_unique<PrecompiledNormalizer>(std::move(*bytes));
-    } catch (const std::invalid_argument& e) {
-      json.fail(e.what(), "precompiled_charsmap");
-    }
-  }
-  if (type == "BertNormalizer") {
-    const bool lowercase = json.boolean_or("lowercase", true);
-    return std::make_unique<BertNormalizer>(json.boolean_or("clean_text", true),
-                                            json.boolean_or("handle_chinese_chars", true),
-                                            json.optional_boolean("strip_accents").value_or(lowercase), lowercase);
-  }
-  if (type == "Sequence") {
-    std::vector<std::unique_ptr<Normalizer>> steps;
-    for (const auto& step : json.array("normalizers")) steps.push_back(make_normalizer(step));
-    return std::make_unique<NormalizerSequence>(std::move(steps));
-  }
-  json.fail("normalizer type '" + type + "' is not supported (NFC, NFD, NFKC, NFKD, Lowercase, "
-            "StripAccents, Strip, Replace, Prepend, Precompiled, BertNormalizer, Sequence)", "type");
+  const auto* form = unicode_form(type);
+  if (!form) json.fail("ICU has no " + type + " data");
+  return std::make_unique<UnicodeForm>(form);
 }
+
+std::unique_ptr<Normalizer> make_replace(const JsonReader& json) {
+  std::string literal;
+  std::unique_ptr<OnigRegex> regex;
+  read_pattern(json, literal, regex);
+  return std::make_unique<Replace>(std::move(literal), std::move(regex), json.string("content"));
+}
+
+std::unique_ptr<Normalizer> make_precompiled(const JsonReader& json) {
+  const auto blob = json.has("precompiled_charsmap") ? json.string("precompiled_charsmap") : std::string();
+  if (blob.empty()) return std::make_unique<NormalizerSequence>(std::vector<std::unique_ptr<Normalizer>>{});
+  auto bytes = base64_decode(blob);
+  if (!bytes) json.fail("not base64", "precompiled_charsmap");
+  try {
+    return std::make_unique<PrecompiledNormalizer>(std::move(*bytes));
+  } catch (const std::invalid_argument& e) {
+    json.fail(e.what(), "precompiled_charsmap");
+  }
+}
+
+std::unique_ptr<Normalizer> make_bert(const JsonReader& json) {
+  const bool lowercase = json.boolean_or("lowercase", true);
+  return std::make_unique<BertNormalizer>(json.boolean_or("clean_text", true),
+                                          json.boolean_or("handle_chinese_chars", true),
+                                          json.optional_boolean("strip_accents").value_or(lowercase), lowercase);
+}
+
+std::unique_ptr<Normalizer> make_sequence(const JsonReader& json) {
+  std::vector<std::unique_ptr<Normalizer>> steps;
+  for (const auto& step : json.array("normalizers")) steps.push_back(make_normalizer(step));
+  return std::make_unique<NormalizerSequence>(std::move(steps));
+}
+
+using Entry = Registered<std::unique_ptr<Normalizer>>;
+
+const std::vector<Entry>& table() {
+  static const std::vector<Entry> entries = {
+      {"NFC", make_unicode_form},
+      {"NFD", make_unicode_form},
+      {"NFKC", make_unicode_form},
+      {"NFKD", make_unicode_form},
+      {"Lowercase", [](const JsonReader&) -> std::unique_ptr<Normalizer> { return std::make_unique<Lowercase>(); }},
+      {"StripAccents", [](const JsonReader&) -> std::unique_ptr<Normalizer> { return std::make_unique<StripAccents>(); }},
+      {"Strip",
+       [](const JsonReader& json) -> std::unique_ptr<Normalizer> {
+         return std::make_unique<Strip>(json.boolean_or("strip_left", true), json.boolean_or("strip_right", true));
+       }},
+      {"Replace", make_replace},
+      {"Prepend",
+       [](const JsonReader& json) -> std::unique_ptr<Normalizer> { return std::make_unique<Prepend>(json.string("prepend")); }},
+      {"Precompiled", make_precompiled},
+      {"BertNormalizer", make_bert},
+      {"Nmt", make_nmt},
+      {"ByteLevel", make_byte_level_normalizer},
+      {"Sequence", make_sequence},
+  };
+  return entries;
+}
+
+}  // namespace normalizers_detail
+
+std::unique_ptr<Normalizer> make_normalizer(const JsonReader& json) {
+  return registered(normalizers_detail::table(), json, "normalizer").make(json);
+}
+
+std::vector<std::string> normalizer_types() { return type_names(normalizers_detail::table()); }
 
 }  // namespace mlm::text::hf

@@ -61,38 +61,57 @@ std::vector<Template::Item> template_items(const JsonReader& json, const char* n
 
 }  // namespace post_processors_detail
 
-std::optional<Template> make_template(const JsonReader& json, size_t vocab_size) {
-  using namespace post_processors_detail;
-  const std::string type = json.type();
-  if (type == "BertProcessing") {
-    const int32_t cls = special_id(json, "cls", vocab_size), sep = special_id(json, "sep", vocab_size);
-    return Template{{special(cls, 0), sequence(0, 0), special(sep, 0)},
-                    {special(cls, 0), sequence(0, 0), special(sep, 0), sequence(1, 1), special(sep, 1)}};
-  }
-  if (type == "RobertaProcessing") {
-    const int32_t cls = special_id(json, "cls", vocab_size), sep = special_id(json, "sep", vocab_size);
-    // RoBERTa has no token types: the second sequence is type 0 too.
-    return Template{{special(cls, 0), sequence(0, 0), special(sep, 0)},
-                    {special(cls, 0), sequence(0, 0), special(sep, 0), special(sep, 0), sequence(1, 0),
-                     special(sep, 0)}};
-  }
-  if (type == "TemplateProcessing") {
-    const auto& specials = json.has("special_tokens") ? json.at("special_tokens").json() : nlohmann::json::object();
-    return Template{template_items(json, "single", specials, json, vocab_size),
-                    template_items(json, "pair", specials, json, vocab_size)};
-  }
-  if (type == "ByteLevel") return std::nullopt;  // offsets only
-  if (type == "Sequence") {
-    std::optional<Template> out;
-    for (const auto& step : json.array("processors")) {
-      auto t = make_template(step, vocab_size);
-      if (t && out) step.fail("a second processor that adds special tokens is not supported");
-      if (t) out = std::move(t);
-    }
-    return out;
-  }
-  json.fail("post-processor type '" + type + "' is not supported (BertProcessing, RobertaProcessing, "
-            "TemplateProcessing, ByteLevel, Sequence)", "type");
+namespace post_processors_detail {
+
+std::optional<Template> make_bert(const JsonReader& json, size_t vocab_size) {
+  const int32_t cls = special_id(json, "cls", vocab_size), sep = special_id(json, "sep", vocab_size);
+  return Template{{special(cls, 0), sequence(0, 0), special(sep, 0)},
+                  {special(cls, 0), sequence(0, 0), special(sep, 0), sequence(1, 1), special(sep, 1)}};
 }
+
+std::optional<Template> make_roberta(const JsonReader& json, size_t vocab_size) {
+  const int32_t cls = special_id(json, "cls", vocab_size), sep = special_id(json, "sep", vocab_size);
+  // RoBERTa has no token types: the second sequence is type 0 too.
+  return Template{{special(cls, 0), sequence(0, 0), special(sep, 0)},
+                  {special(cls, 0), sequence(0, 0), special(sep, 0), special(sep, 0), sequence(1, 0),
+                   special(sep, 0)}};
+}
+
+std::optional<Template> make_template_processing(const JsonReader& json, size_t vocab_size) {
+  const auto& specials = json.has("special_tokens") ? json.at("special_tokens").json() : nlohmann::json::object();
+  return Template{template_items(json, "single", specials, json, vocab_size),
+                  template_items(json, "pair", specials, json, vocab_size)};
+}
+
+std::optional<Template> make_sequence(const JsonReader& json, size_t vocab_size) {
+  std::optional<Template> out;
+  for (const auto& step : json.array("processors")) {
+    auto t = make_template(step, vocab_size);
+    if (t && out) step.fail("a second processor that adds special tokens is not supported");
+    if (t) out = std::move(t);
+  }
+  return out;
+}
+
+using Entry = Registered<std::optional<Template>, size_t>;
+
+const std::vector<Entry>& table() {
+  static const std::vector<Entry> entries = {
+      {"BertProcessing", make_bert},
+      {"RobertaProcessing", make_roberta},
+      {"TemplateProcessing", make_template_processing},
+      {"ByteLevel", [](const JsonReader&, size_t) -> std::optional<Template> { return std::nullopt; }},  // offsets only
+      {"Sequence", make_sequence},
+  };
+  return entries;
+}
+
+}  // namespace post_processors_detail
+
+std::optional<Template> make_template(const JsonReader& json, size_t vocab_size) {
+  return registered(post_processors_detail::table(), json, "post-processor").make(json, vocab_size);
+}
+
+std::vector<std::string> processor_types() { return type_names(post_processors_detail::table()); }
 
 }  // namespace mlm::text::hf

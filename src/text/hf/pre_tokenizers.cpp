@@ -187,66 +187,97 @@ SplitBehavior behavior_of(const JsonReader& json, const char* fallback) {
 
 }  // namespace pre_tokenizers_detail
 
-std::unique_ptr<PreTokenizer> make_pre_tokenizer(const JsonReader& json) {
-  using namespace pre_tokenizers_detail;
-  const std::string type = json.type();
-  if (type == "ByteLevel") {
-    return std::make_unique<ByteLevel>(json.boolean_or("add_prefix_space", true), json.boolean_or("use_regex", true));
-  }
-  if (type == "Metaspace") {
-    std::string replacement = json.has("replacement") ? json.string("replacement") : json.string_or("str_rep", "\xE2\x96\x81");
-    Metaspace::Prepend prepend = Metaspace::Prepend::always;
-    if (json.has("prepend_scheme")) {
-      const auto scheme = json.string("prepend_scheme");
-      if (scheme == "always") {
-        prepend = Metaspace::Prepend::always;
-      } else if (scheme == "first") {
-        prepend = Metaspace::Prepend::first;
-      } else if (scheme == "never") {
-        prepend = Metaspace::Prepend::never;
-      } else {
-        json.fail("'" + scheme + "' is not a prepend scheme (always, first, never)", "prepend_scheme");
-      }
-    } else if (!json.boolean_or("add_prefix_space", true)) {
-      prepend = Metaspace::Prepend::never;  // the format before prepend_scheme
-    }
-    return std::make_unique<Metaspace>(std::move(replacement), prepend, json.boolean_or("split", true));
-  }
-  if (type == "Whitespace") {
-    // \w+|[^\w\s]+ kept, the rest (whitespace) removed.
-    return std::make_unique<PatternSplit>("", std::make_unique<OnigRegex>(R"(\w+|[^\w\s]+)", RegexDialect::rust_regex), nullptr,
-                                          SplitBehavior::removed, true);
-  }
-  if (type == "WhitespaceSplit") {
-    return std::make_unique<PatternSplit>("", nullptr, is_whitespace, SplitBehavior::removed, false);
-  }
-  if (type == "BertPreTokenizer") return std::make_unique<BertPreTokenizer>();
-  if (type == "Punctuation") {
-    return std::make_unique<PatternSplit>("", nullptr, is_punctuation, behavior_of(json, "Isolated"), false);
-  }
-  if (type == "Digits") {
-    return std::make_unique<PatternSplit>(
-        "", nullptr, is_numeric,
-        json.boolean_or("individual_digits", false) ? SplitBehavior::isolated : SplitBehavior::contiguous, false);
-  }
-  if (type == "CharDelimiterSplit") {
-    return std::make_unique<PatternSplit>(json.string("delimiter"), nullptr, nullptr, SplitBehavior::removed, false);
-  }
-  if (type == "Split") {
-    std::string literal;
-    std::unique_ptr<OnigRegex> regex;
-    read_pattern(json, literal, regex);
-    return std::make_unique<PatternSplit>(std::move(literal), std::move(regex), nullptr,
-                                          behavior_of(json, "Isolated"), json.boolean_or("invert", false));
-  }
-  if (type == "Sequence") {
-    std::vector<std::unique_ptr<PreTokenizer>> steps;
-    for (const auto& step : json.array("pretokenizers")) steps.push_back(make_pre_tokenizer(step));
-    return std::make_unique<PreTokenizerSequence>(std::move(steps));
-  }
-  json.fail("pre-tokenizer type '" + type + "' is not supported (ByteLevel, Metaspace, Whitespace, "
-            "WhitespaceSplit, BertPreTokenizer, Split, Digits, Punctuation, CharDelimiterSplit, Sequence)",
-            "type");
+namespace pre_tokenizers_detail {
+
+std::unique_ptr<PreTokenizer> make_byte_level(const JsonReader& json) {
+  return std::make_unique<ByteLevel>(json.boolean_or("add_prefix_space", true), json.boolean_or("use_regex", true));
 }
+
+std::unique_ptr<PreTokenizer> make_metaspace(const JsonReader& json) {
+  std::string replacement = json.has("replacement") ? json.string("replacement") : json.string_or("str_rep", "\xE2\x96\x81");
+  Metaspace::Prepend prepend = Metaspace::Prepend::always;
+  if (json.has("prepend_scheme")) {
+    const auto scheme = json.string("prepend_scheme");
+    if (scheme == "always") {
+      prepend = Metaspace::Prepend::always;
+    } else if (scheme == "first") {
+      prepend = Metaspace::Prepend::first;
+    } else if (scheme == "never") {
+      prepend = Metaspace::Prepend::never;
+    } else {
+      json.fail("'" + scheme + "' is not a prepend scheme (always, first, never)", "prepend_scheme");
+    }
+  } else if (!json.boolean_or("add_prefix_space", true)) {
+    prepend = Metaspace::Prepend::never;  // the format before prepend_scheme
+  }
+  return std::make_unique<Metaspace>(std::move(replacement), prepend, json.boolean_or("split", true));
+}
+
+std::unique_ptr<PreTokenizer> make_whitespace(const JsonReader&) {
+  // \w+|[^\w\s]+ kept, the rest (whitespace) removed.
+  return std::make_unique<PatternSplit>("", std::make_unique<OnigRegex>(R"(\w+|[^\w\s]+)", RegexDialect::rust_regex),
+                                        nullptr, SplitBehavior::removed, true);
+}
+
+std::unique_ptr<PreTokenizer> make_whitespace_split(const JsonReader&) {
+  return std::make_unique<PatternSplit>("", nullptr, is_whitespace, SplitBehavior::removed, false);
+}
+
+std::unique_ptr<PreTokenizer> make_punctuation(const JsonReader& json) {
+  return std::make_unique<PatternSplit>("", nullptr, is_punctuation, behavior_of(json, "Isolated"), false);
+}
+
+std::unique_ptr<PreTokenizer> make_digits(const JsonReader& json) {
+  return std::make_unique<PatternSplit>(
+      "", nullptr, is_numeric,
+      json.boolean_or("individual_digits", false) ? SplitBehavior::isolated : SplitBehavior::contiguous, false);
+}
+
+std::unique_ptr<PreTokenizer> make_char_delimiter_split(const JsonReader& json) {
+  return std::make_unique<PatternSplit>(json.string("delimiter"), nullptr, nullptr, SplitBehavior::removed, false);
+}
+
+std::unique_ptr<PreTokenizer> make_split(const JsonReader& json) {
+  std::string literal;
+  std::unique_ptr<OnigRegex> regex;
+  read_pattern(json, literal, regex);
+  return std::make_unique<PatternSplit>(std::move(literal), std::move(regex), nullptr, behavior_of(json, "Isolated"),
+                                        json.boolean_or("invert", false));
+}
+
+std::unique_ptr<PreTokenizer> make_sequence(const JsonReader& json) {
+  std::vector<std::unique_ptr<PreTokenizer>> steps;
+  for (const auto& step : json.array("pretokenizers")) steps.push_back(make_pre_tokenizer(step));
+  return std::make_unique<PreTokenizerSequence>(std::move(steps));
+}
+
+using Entry = Registered<std::unique_ptr<PreTokenizer>>;
+
+const std::vector<Entry>& table() {
+  static const std::vector<Entry> entries = {
+      {"ByteLevel", make_byte_level},
+      {"Metaspace", make_metaspace},
+      {"Whitespace", make_whitespace},
+      {"WhitespaceSplit", make_whitespace_split},
+      {"BertPreTokenizer",
+       [](const JsonReader&) -> std::unique_ptr<PreTokenizer> { return std::make_unique<BertPreTokenizer>(); }},
+      {"Split", make_split},
+      {"Digits", make_digits},
+      {"Punctuation", make_punctuation},
+      {"CharDelimiterSplit", make_char_delimiter_split},
+      {"UnicodeScripts", make_unicode_scripts},
+      {"FixedLength", make_fixed_length},
+      {"Sequence", make_sequence},
+  };
+  return entries;
+}
+
+}  // namespace pre_tokenizers_detail
+
+std::unique_ptr<PreTokenizer> make_pre_tokenizer(const JsonReader& json) {
+  return registered(pre_tokenizers_detail::table(), json, "pre-tokenizer").make(json);
+}
+
+std::vector<std::string> pre_tokenizer_types() { return type_names(pre_tokenizers_detail::table()); }
 
 }  // namespace mlm::text::hf

@@ -72,12 +72,22 @@ std::unique_ptr<Model> make_wordpiece(const JsonReader& json) {
   return std::make_unique<wordpiece_detail::WordPieceModel>(json);
 }
 
-std::unique_ptr<Model> make_model(const JsonReader& json) {
-  const std::string type = json.has("type") ? json.type() : std::string();
-  if (type == "BPE") return make_bpe(json);
-  if (type == "Unigram") return make_unigram(json);
-  if (type == "WordPiece") return make_wordpiece(json);
-  json.fail("model type '" + type + "' is not supported (BPE, Unigram, WordPiece)", "type");
+namespace wordpiece_detail {
+
+using Entry = Registered<std::unique_ptr<Model>>;
+
+const std::vector<Entry>& model_table() {
+  static const std::vector<Entry> entries = {
+      {"BPE", make_bpe}, {"Unigram", make_unigram}, {"WordPiece", make_wordpiece}, {"WordLevel", make_word_level}};
+  return entries;
 }
+
+}  // namespace wordpiece_detail
+
+std::unique_ptr<Model> make_model(const JsonReader& json) {
+  return registered(wordpiece_detail::model_table(), json, "model").make(json);
+}
+
+std::vector<std::string> model_types() { return type_names(wordpiece_detail::model_table()); }
 
 }  // namespace mlm::text::hf

@@ -2,7 +2,7 @@
 // A Hugging Face `tokenizers` pipeline read from a tokenizer.json, giving the ids the Python
 // library gives (tests/text/hf_pipeline_agreement_test.cpp checks several thousand lines per
 // kind): added tokens split out of the raw text, normalizer, pre-tokenizer, model (BPE,
-// Unigram, WordPiece), post-processor. Offsets, truncation and padding are not computed.
+// Unigram, WordPiece, WordLevel), post-processor. Offsets, truncation and padding are not computed.
 //
 // Entry points:
 //   HfTokenizer::load(path)                 a tokenizer.json, or a directory holding one
@@ -13,17 +13,20 @@
 //   decode, vocab_size, id_to_piece, piece_to_id, special_tokens(), is_special(id)
 //   word_start_pieces()                     which pieces begin a word (whole-word masking)
 //
-// Supported components (anything else is a DataError naming the file and the JSON key):
+// Supported components: every component class of tokenizers 0.23.3, listed by
+// component_types() (anything else is a DataError naming the file and the JSON key):
 //   normalizer     NFC NFD NFKC NFKD Lowercase StripAccents Strip Replace Prepend Precompiled
-//                  BertNormalizer Sequence
+//                  BertNormalizer Nmt ByteLevel Sequence
 //   pre_tokenizer  ByteLevel Metaspace Whitespace WhitespaceSplit BertPreTokenizer Split Digits
-//                  Punctuation CharDelimiterSplit Sequence
-//   model          BPE (dropout null or 0) Unigram WordPiece
+//                  Punctuation CharDelimiterSplit UnicodeScripts FixedLength Sequence
+//   model          BPE (dropout null or 0) Unigram WordPiece WordLevel
 //   post_processor BertProcessing RobertaProcessing TemplateProcessing ByteLevel Sequence
-//   decoder        ByteLevel Metaspace WordPiece ByteFallback Fuse Strip Replace BPEDecoder
-//                  Sequence (decode only; another decoder type: pieces joined by spaces)
+//   decoder        ByteLevel Metaspace WordPiece ByteFallback Fuse Strip Replace BPEDecoder CTC
+//                  Sequence (decode only)
+// Sequences nest at most 32 deep.
 // Regexes (Split, Replace, ByteLevel's GPT-2 pattern) run on ICU with Oniguruma's \s \w \d.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,6 +69,9 @@ class HfTokenizer {
                                const std::string& config_dir = {});
   /// From the files' texts; `origin` names tokenizer.json in errors.
   static HfTokenizer from_files(HfTokenizerFiles files, const std::string& origin);
+  /// The component "type" names read, by the library's module: "normalizers",
+  /// "pre_tokenizers", "models", "processors", "decoders" (from the readers' own tables).
+  static std::map<std::string, std::vector<std::string>> component_types();
 
   /// Replaces `ids` by the ids of `text` (valid UTF-8) without the post-processor's special
   /// tokens; `starts_word` (when given) by 1 for each id that begins a pre-token or is an
@@ -89,7 +95,7 @@ class HfTokenizer {
   const HfSpecialTokens& special_tokens() const;
   /// An added token marked special (never masked nor decoded with skip_special_tokens).
   bool is_special(int32_t id) const;
-  /// The tokenizer.json's model type: "BPE", "Unigram" or "WordPiece".
+  /// The tokenizer.json's model type: "BPE", "Unigram", "WordPiece" or "WordLevel".
   const std::string& model_type() const;
   /// The texts it was read from.
   const HfTokenizerFiles& files() const;
@@ -98,7 +104,8 @@ class HfTokenizer {
   /// of each id alone: not a continuation (the model's continuing_subword_prefix, WordPiece's
   /// "##"), else headed by the pre-tokenizer's word marker (ByteLevel's "Ġ", Metaspace's "▁";
   /// a byte-level piece that opens with punctuation is a pre-token of its own too); added
-  /// tokens and pipelines with no marker: every piece. A text's first word without the marker
+  /// tokens, WordLevel's pieces (each a whole pre-token) and pipelines with no marker
+  /// (UnicodeScripts, FixedLength, Whitespace...): every piece. A text's first word without the marker
   /// (ByteLevel without add_prefix_space) joins the word before it.
   std::vector<uint8_t> word_start_pieces() const;
 
