@@ -1,6 +1,7 @@
 // validate_config: every range and consistency rule of the RunConfig, each failure a
 // ConfigError naming the dotted key, the value and what would be valid. The loader adds the
-// file and line. Keep the rules in docs/CONFIG.md in step with this file.
+// file and line. An architecture's own rules are its keys' (model/<arch>/<arch>_keys.cpp,
+// asked through config/architecture_keys.h). Keep the rules in docs/CONFIG.md in step.
 #include "mlm/config/validate.h"
 
 #include <filesystem>
