@@ -3,6 +3,7 @@
 #include <set>
 
 #include "key_setting.h"
+#include "mlm/config/architecture_keys.h"
 #include "mlm/config/validate.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/splitmix64.h"
@@ -12,17 +13,22 @@ namespace {
 
 std::string phase_path(int64_t index) { return "phases[" + std::to_string(index) + "]"; }
 
-// The RoPE bases: modernbert's, and free to change between phases (a longer-context phase
-// raises them).
-bool is_rope_key(const std::string& key) {
-  return key == "model.global_rope_theta" || key == "model.local_rope_theta";
+// The architecture whose phase_keys() list `key` ("model.global_rope_theta": modernbert, whose
+// RoPE bases a longer-context phase raises), or nullptr.
+const ArchitectureKeys* phase_key_owner(const std::string& key) {
+  if (!key.starts_with("model.")) return nullptr;
+  const std::string field = key.substr(6);
+  for (const auto* keys : registered_architecture_keys())
+    for (const auto& free_key : keys->phase_keys().keys)
+      if (free_key == field) return keys;
+  return nullptr;
 }
 
 // Why `key` cannot differ between phases, or "" when it may. The weights' shapes and meaning,
 // the tokenizer, where the run lives and how it is launched are the run's; the run's stop
 // conditions stay caps over all phases (a phase ends after its own steps or tokens).
 std::string why_fixed(const std::string& key) {
-  if (is_rope_key(key) || key == "model.activation_checkpointing") return "";
+  if (phase_key_owner(key) || key == "model.activation_checkpointing") return "";
   if (key.starts_with("model.")) return "the model is built once for the whole run";
   if (key.starts_with("tokenizer.")) return "the tokenizer is the run's";
   if (key.starts_with("distributed.")) return "the processes are launched once for the run";
@@ -88,9 +94,9 @@ void validate_phases(const RunConfig& run, const std::string& origin) {
       if (const auto why = why_fixed(key); !why.empty()) {
         fail(where, "cannot change between phases: " + why);
       }
-      if (is_rope_key(key) && run.model.architecture != Architecture::modernbert) {
-        fail(where, "RoPE bases belong to modernbert; model.architecture is " +
-                        std::string(to_string(run.model.architecture)));
+      if (const auto* owner = phase_key_owner(key); owner && owner->architecture() != run.model.architecture) {
+        fail(where, owner->phase_keys().what + " belong to " + std::string(to_string(owner->architecture())) +
+                        "; model.architecture is " + std::string(to_string(run.model.architecture)));
       }
       if (phase.lr_schedule == PhaseSchedule::continue_run && is_learning_rate_key(key)) {
         fail(where, "a phase with lr_schedule: continue follows the run's learning-rate "

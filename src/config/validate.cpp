@@ -1,6 +1,7 @@
 // validate_config: every range and consistency rule of the RunConfig, each failure a
 // ConfigError naming the dotted key, the value and what would be valid. The loader adds the
-// file and line. Keep the rules in docs/CONFIG.md in step with this file.
+// file and line. An architecture's own rules are its keys' (model/<arch>/<arch>_keys.cpp,
+// asked through config/architecture_keys.h). Keep the rules in docs/CONFIG.md in step.
 #include "mlm/config/validate.h"
 
 #include <filesystem>
@@ -11,7 +12,8 @@
 #include <string>
 #include <type_traits>
 
-#include "field_codec.h"
+#include "mlm/config/architecture_keys.h"
+#include "mlm/config/value_checks.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::config {
@@ -26,39 +28,13 @@ constexpr int64_t kMinSeqLen = 8;
 // Rounding slack for mask_replace_prob + random_replace_prob (0.7 + 0.3 > 1 in binary).
 constexpr double kProbabilitySumSlack = 1e-12;
 
-std::string number(double value) { return detail::format_number(value); }
-std::string number(int64_t value) { return std::to_string(value); }
-
-[[noreturn]] void fail(const std::string& key, const std::string& value, const std::string& rule) {
-  throw ConfigError(key + " (" + value + ") " + rule, key);
-}
-
-void at_least(const std::string& key, int64_t value, int64_t minimum,
-              const std::string& why = {}) {
-  if (value < minimum) fail(key, number(value), "must be >= " + number(minimum) + why);
-}
-
-void positive(const std::string& key, double value, const std::string& why = {}) {
-  if (!(value > 0)) fail(key, number(value), "must be > 0" + why);
-}
-
-void non_negative(const std::string& key, double value, const std::string& why = {}) {
-  if (!(value >= 0)) fail(key, number(value), "must be >= 0" + why);
-}
-
-enum class End { closed, open };
-
-// value in [low, high], either end open; NaN never passes.
-void in_range(const std::string& key, double value, double low, End low_end, double high,
-              End high_end, const std::string& why = {}) {
-  const bool above = low_end == End::open ? value > low : value >= low;
-  const bool below = high_end == End::open ? value < high : value <= high;
-  if (!(above && below)) {
-    fail(key, number(value),
-         std::string("must be in ") + (low_end == End::open ? "(" : "[") + number(low) + ", " +
-             number(high) + (high_end == End::open ? ")" : "]") + why);
-  }
-}
+using checks::at_least;
+using checks::End;
+using checks::fail;
+using checks::in_range;
+using checks::non_negative;
+using checks::number;
+using checks::positive;
 
 void not_empty(const std::string& key, const std::string& value, const std::string& what) {
   if (value.empty()) fail(key, "''", "must not be empty: " + what);
@@ -100,76 +76,21 @@ struct FiniteCheck {
   }
 };
 
-// The modernbert keys; the bert keys it shares were checked by validate_model.
-void validate_modernbert(const ModelConfig& model) {
-  if (model.objective != Objective::mlm) {
-    fail("model.objective", std::string(to_string(model.objective)),
-         "has no head in ModernBERT (transformers' ModernBertForMaskedLM is MLM only): set "
-         "model.objective to mlm or model.architecture to bert");
-  }
-  at_least("model.global_attn_every_n_layers", model.global_attn_every_n_layers, 1,
-           " (1 = every layer attends globally)");
-  at_least("model.local_attention", model.local_attention, 2,
-           " (the sliding window: a token sees the tokens within local_attention / 2)");
-  positive("model.global_rope_theta", model.global_rope_theta);
-  positive("model.local_rope_theta", model.local_rope_theta);
-  positive("model.initializer_cutoff_factor", model.initializer_cutoff_factor);
-  in_range("model.embedding_dropout", model.embedding_dropout, 0, End::closed, 1, End::open);
-  in_range("model.mlp_dropout", model.mlp_dropout, 0, End::closed, 1, End::open);
-  if ((model.hidden_size / model.num_attention_heads) % 2 != 0) {
-    fail("model.hidden_size", number(model.hidden_size),
-         "gives an odd head width " + number(model.hidden_size / model.num_attention_heads) +
-             "; rotary position embeddings rotate pairs of dimensions: choose hidden_size and "
-             "num_attention_heads with an even quotient");
-  }
+// "electra and deberta_v2" (conjunction "or": "electra or deberta_v2"): the registered
+// architectures whose keys answer `has` with true.
+std::string architectures_that(bool (ArchitectureKeys::*has)() const, const std::string& conjunction) {
+  std::vector<std::string> names;
+  for (const auto* keys : registered_architecture_keys())
+    if ((keys->*has)()) names.emplace_back(to_string(keys->architecture()));
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " " + conjunction + " " : ", ") + names[i];
+  return out;
 }
 
-// RoBERTa's body is BERT's post-LN layers with an MLM head alone (transformers' Roberta classes).
-void validate_roberta(const ModelConfig& model) {
-  if (trains_sentence_pairs(model.objective)) {
-    fail("model.objective", std::string(to_string(model.objective)),
-         "has no head in RoBERTa, which dropped next-sentence prediction (transformers' " +
-             std::string(model.architecture == Architecture::roberta ? "Roberta" : "XLMRoberta") +
-             "ForMaskedLM is MLM only): set model.objective to mlm or model.architecture to bert");
-  }
-  if (model.norm == NormPosition::pre) {
-    fail("model.norm", "pre", "is not RoBERTa's (transformers' Roberta is post-LN): set it to post");
-  }
-}
-
-// The deberta_v2 keys; the bert keys it shares were checked by validate_model.
-void validate_deberta(const ModelConfig& model) {
-  if (model.objective != Objective::mlm && model.objective != Objective::rtd) {
-    fail("model.objective", std::string(to_string(model.objective)),
-         "has no head in DeBERTa (transformers' DebertaV2ForMaskedLM, DeBERTa-v3's replaced-token "
-         "detection): set model.objective to mlm or rtd");
-  }
-  if (model.norm == NormPosition::pre) {
-    fail("model.norm", "pre", "is not DeBERTa's (transformers' DebertaV2 is post-LN): set it to post");
-  }
-  if (model.conv_kernel_size != 0) {
-    fail("model.conv_kernel_size", number(model.conv_kernel_size),
-         "(DeBERTa-v2's convolution layer) is not computed by mlm-train: set it to 0");
-  }
-  for (size_t i = 0; i < model.pos_att_type.size(); ++i) {
-    const auto& term = model.pos_att_type[i];
-    if (term != "c2p" && term != "p2c")
-      fail("model.pos_att_type", term, "is not a disentangled term: list c2p, p2c or both");
-    for (size_t j = 0; j < i; ++j)
-      if (model.pos_att_type[j] == term) fail("model.pos_att_type", term, "is listed twice");
-  }
-  if (model.norm_rel_ebd != "none" && model.norm_rel_ebd != "layer_norm") {
-    fail("model.norm_rel_ebd", model.norm_rel_ebd, "must be layer_norm or none");
-  }
-  if (model.relative_attention && model.position_buckets > 0 && max_relative_positions(model) <= model.position_buckets / 2) {
-    fail("model.position_buckets", number(model.position_buckets),
-         "needs max_relative_positions (" + number(max_relative_positions(model)) +
-             ") above half the buckets: the log buckets cover the distances beyond that");
-  }
-}
-
-// The ELECTRA keys. Checked whatever the architecture, so that a typo fails before a switch.
-void validate_electra(const ModelConfig& model) {
+// The replaced-token-detection pair's keys. Checked whatever the architecture, so that a typo
+// fails before a switch.
+void validate_rtd_keys(const ModelConfig& model) {
   non_negative("model.embedding_size", static_cast<double>(model.embedding_size), " (0 = hidden_size)");
   in_range("model.generator_hidden_ratio", model.generator_hidden_ratio, 0, End::closed, 1, End::closed,
            " (0 = the architecture's; a generator wider than the discriminator makes the replaced "
@@ -178,26 +99,19 @@ void validate_electra(const ModelConfig& model) {
            " (0 = the architecture's; the generator is no deeper than the discriminator)");
   positive("model.rtd_weight", model.rtd_weight, " (ELECTRA: 50)");
   positive("model.rtd_temperature", model.rtd_temperature, " (1 samples the generator's softmax)");
-  // The generator and discriminator pair: ELECTRA's (BERT layers) and DeBERTa-v3's.
-  if (model.objective == Objective::rtd && model.architecture != Architecture::electra &&
-      model.architecture != Architecture::deberta_v2) {
+  const ArchitectureKeys& keys = architecture_keys(model.architecture);
+  if (model.objective == Objective::rtd && !keys.builds_rtd_pair()) {
     fail("model.objective", "rtd",
-         "trains a generator and a discriminator, which mlm-train builds for ELECTRA and DeBERTa-v3 "
-         "only: set model.architecture to electra or deberta_v2");
+         "trains a generator and a discriminator, which mlm-train builds for " +
+             architectures_that(&ArchitectureKeys::builds_rtd_pair, "and") +
+             " only: set model.architecture to " + architectures_that(&ArchitectureKeys::builds_rtd_pair, "or"));
   }
-  if (model.architecture == Architecture::electra) {
-    if (trains_sentence_pairs(model.objective)) {
-      fail("model.objective", std::string(to_string(model.objective)),
-           "has no head in ELECTRA (transformers' Electra classes): set it to rtd or mlm");
-    }
-    if (model.norm == NormPosition::pre) {
-      fail("model.norm", "pre", "is not ELECTRA's (transformers' Electra is post-LN): set it to post");
-    }
-  } else if (model.embedding_size != 0 && model.embedding_size != model.hidden_size &&
-             model.architecture != Architecture::deberta_v2) {
+  if (!keys.factorized_embeddings() && model.embedding_size != 0 && model.embedding_size != model.hidden_size) {
     fail("model.embedding_size", number(model.embedding_size),
-         "differs from model.hidden_size, which only ELECTRA's and DeBERTa's embedding projections "
-         "can train: set it to 0 or model.architecture to electra or deberta_v2");
+         "differs from model.hidden_size, which only the embedding projections of " +
+             architectures_that(&ArchitectureKeys::factorized_embeddings, "and") +
+             " can train: set it to 0 or model.architecture to " +
+             architectures_that(&ArchitectureKeys::factorized_embeddings, "or"));
   }
   if (model.objective != Objective::rtd) return;
   const auto g = generator_shape(model);
@@ -255,7 +169,8 @@ void validate_model(const ModelConfig& model) {
   in_range("model.attention_probs_dropout_prob", model.attention_probs_dropout_prob, 0, End::closed,
            1, End::open);
   at_least("model.max_position_embeddings", model.max_position_embeddings, 1);
-  if (model.architecture == Architecture::deberta_v2) {
+  const ArchitectureKeys& keys = architecture_keys(model.architecture);
+  if (keys.min_type_vocab_size() == 0) {
     at_least("model.type_vocab_size", model.type_vocab_size, 0, " (0 = no token-type table)");
   } else if (!trains_sentence_pairs(model.objective)) {
     at_least("model.type_vocab_size", model.type_vocab_size, 1);
@@ -267,10 +182,8 @@ void validate_model(const ModelConfig& model) {
   positive("model.layer_norm_eps", model.layer_norm_eps);
   positive("model.initializer_range", model.initializer_range);
   at_least("model.pad_vocab_multiple", model.pad_vocab_multiple, 1, " (1 = no padding)");
-  if (model.architecture == Architecture::modernbert) validate_modernbert(model);
-  if (is_roberta(model.architecture)) validate_roberta(model);
-  if (model.architecture == Architecture::deberta_v2) validate_deberta(model);
-  validate_electra(model);
+  keys.validate(model);
+  validate_rtd_keys(model);
 }
 
 // tokenizer.add_tokens: terms for an hf pipeline, each once and not empty.
@@ -386,7 +299,7 @@ void validate_data(const DataConfig& data, const ModelConfig& model) {
   not_empty("data.text_field", data.text_field, "name the JSON Lines field holding the text");
   at_least("data.seq_len", data.seq_len, kMinSeqLen,
            " (room for [CLS] a [SEP] b [SEP] and a few tokens)");
-  if (is_roberta(model.architecture)) {
+  if (architecture_keys(model.architecture).positions_follow_pad_id()) {
     require_position_room(model, data.seq_len, std::nullopt);
   } else if (data.seq_len > model.max_position_embeddings) {
     throw ConfigError("data.seq_len (" + number(data.seq_len) +
@@ -672,7 +585,7 @@ void require_training_data(const RunConfig& config) {
 }
 
 void require_position_room(const ModelConfig& model, int64_t seq_len, std::optional<int64_t> pad_id) {
-  if (!is_roberta(model.architecture)) return;
+  if (!architecture_keys(model.architecture).positions_follow_pad_id()) return;
   const int64_t offset = position_offset(model, pad_id.value_or(0));
   if (seq_len + offset <= model.max_position_embeddings) return;
   const std::string pad = pad_id ? "the tokenizer's [PAD] id " + number(*pad_id)

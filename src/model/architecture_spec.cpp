@@ -38,6 +38,11 @@ void ArchitectureSpec::init_from(MaskedLm model, const std::string& dir,
   load_hf_directory(model, dir, new_tokens);
 }
 
+std::unique_ptr<AttentionUnderTest> ArchitectureSpec::attention_under_test(const config::ModelConfig&) const {
+  throw ConfigError("mlm-bench --attention times disentangled self-attention, which " + display_name() + " has not",
+                    "model.architecture");
+}
+
 config::ModelConfig ArchitectureSpec::directory_config(const std::string& dir, config::ModelConfig) const {
   throw CheckpointError(dir + ": not a " + display_name() + " directory of its own layout");
 }

@@ -236,6 +236,93 @@ std::vector<Rule> rules() {
          c.model.local_rope_theta = 0;
        },
        "model.local_rope_theta", {"model.local_rope_theta (0)"}},
+      {"modernbert_global_rope_theta", [](RunConfig& c) {
+         c.model.architecture = Architecture::modernbert;
+         c.model.global_rope_theta = -1;
+       },
+       "model.global_rope_theta", {"model.global_rope_theta (-1) must be > 0"}},
+      {"modernbert_cutoff_factor", [](RunConfig& c) {
+         c.model.architecture = Architecture::modernbert;
+         c.model.initializer_cutoff_factor = 0;
+       },
+       "model.initializer_cutoff_factor", {"model.initializer_cutoff_factor (0) must be > 0"}},
+      {"modernbert_embedding_dropout", [](RunConfig& c) {
+         c.model.architecture = Architecture::modernbert;
+         c.model.embedding_dropout = 1;
+       },
+       "model.embedding_dropout", {"model.embedding_dropout (1) must be in [0, 1)"}},
+      {"modernbert_mlp_dropout", [](RunConfig& c) {
+         c.model.architecture = Architecture::modernbert;
+         c.model.mlp_dropout = -0.1;
+       },
+       "model.mlp_dropout", {"model.mlp_dropout (-0.1) must be in [0, 1)"}},
+      // roberta, xlm_roberta
+      {"roberta_with_nsp", [](RunConfig& c) {
+         c.model.architecture = Architecture::roberta;
+         c.model.objective = Objective::nsp;
+       },
+       "model.objective", {"model.objective (nsp)", "RobertaForMaskedLM", "set model.objective to mlm"}},
+      {"xlm_roberta_with_sop", [](RunConfig& c) {
+         c.model.architecture = Architecture::xlm_roberta;
+         c.model.objective = Objective::sop;
+       },
+       "model.objective", {"model.objective (sop)", "XLMRobertaForMaskedLM"}},
+      {"roberta_pre_ln", [](RunConfig& c) {
+         c.model.architecture = Architecture::roberta;
+         c.model.norm = NormPosition::pre;
+       },
+       "model.norm", {"model.norm (pre)", "RoBERTa's", "post-LN"}},
+      {"roberta_positions_past_the_table", [](RunConfig& c) {
+         c.model.architecture = Architecture::roberta;
+         c.data.seq_len = 512;
+       },
+       "model.max_position_embeddings", {"model.max_position_embeddings (512)", "position offset", "raise it to 513"}},
+      // electra and the replaced-token-detection keys
+      {"electra_with_nsp", [](RunConfig& c) {
+         c.model.architecture = Architecture::electra;
+         c.model.objective = Objective::nsp;
+       },
+       "model.objective", {"model.objective (nsp)", "ELECTRA", "set it to rtd or mlm"}},
+      {"electra_pre_ln", [](RunConfig& c) {
+         c.model.architecture = Architecture::electra;
+         c.model.norm = NormPosition::pre;
+       },
+       "model.norm", {"model.norm (pre)", "ELECTRA's"}},
+      {"rtd_on_bert", [](RunConfig& c) { c.model.objective = Objective::rtd; },
+       "model.objective", {"model.objective (rtd)", "electra and deberta_v2 only", "electra or deberta_v2"}},
+      {"embedding_size_on_bert", [](RunConfig& c) { c.model.embedding_size = 128; },
+       "model.embedding_size", {"model.embedding_size (128)", "electra and deberta_v2", "set it to 0"}},
+      {"embedding_size_negative", [](RunConfig& c) {
+         c.model.architecture = Architecture::electra;
+         c.model.embedding_size = -1;
+       },
+       "model.embedding_size", {"model.embedding_size (-1) must be >= 0"}},
+      {"generator_wider", [](RunConfig& c) {
+         c.model.architecture = Architecture::electra;
+         c.model.generator_hidden_ratio = 1.5;
+       },
+       "model.generator_hidden_ratio", {"model.generator_hidden_ratio (1.5) must be in [0, 1]"}},
+      {"generator_deeper", [](RunConfig& c) {
+         c.model.architecture = Architecture::electra;
+         c.model.generator_layers_ratio = 2;
+       },
+       "model.generator_layers_ratio", {"model.generator_layers_ratio (2) must be in [0, 1]"}},
+      {"rtd_weight_zero", [](RunConfig& c) { c.model.rtd_weight = 0; },
+       "model.rtd_weight", {"model.rtd_weight (0) must be > 0"}},
+      {"rtd_temperature_negative", [](RunConfig& c) { c.model.rtd_temperature = -1; },
+       "model.rtd_temperature", {"model.rtd_temperature (-1) must be > 0"}},
+      {"electra_generator_without_width", [](RunConfig& c) {
+         c.model.architecture = Architecture::electra;
+         c.model.objective = Objective::rtd;
+         c.model.generator_hidden_ratio = 0.0005;  // 0.4 of a dimension
+       },
+       "model.generator_hidden_ratio", {"model.generator_hidden_ratio (5e-4)", "no width"}},
+      {"electra_generator_heads_do_not_divide", [](RunConfig& c) {
+         c.model.architecture = Architecture::electra;
+         c.model.objective = Objective::rtd;
+         c.model.generator_hidden_ratio = 0.16796875;  // 129 of 768: 2 heads
+       },
+       "model.generator_hidden_ratio", {"model.generator_hidden_ratio (0.16796875)", "width 129", "2 heads"}},
       // masking
       {"mlm_probability_zero", [](RunConfig& c) { c.masking.mlm_probability = 0; },
        "masking.mlm_probability", {"masking.mlm_probability (0) must be in (0, 1]"}},

@@ -8,7 +8,11 @@
 
 namespace mlm::config {
 
+// Each architecture's keys and model are registered in src/model/ (architecture_keys.cpp,
+// architectures.cpp); here only its name.
 enum class Architecture { bert, modernbert, electra, roberta, xlm_roberta, deberta_v2 };
+/// model.architecture when a config does not say.
+inline constexpr Architecture kDefaultArchitecture = Architecture::bert;
 enum class Activation { gelu, gelu_tanh };
 enum class NormPosition { post, pre };
 enum class Objective { mlm, nsp, sop, rtd };

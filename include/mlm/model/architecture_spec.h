@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,20 @@ class ClassificationHead : public torch::nn::ModuleHolder<ClassificationHeadImpl
  public:
   ClassificationHead(std::nullptr_t) : ModuleHolder(nullptr) {}
   ClassificationHead(std::shared_ptr<ClassificationHeadImpl> impl) : ModuleHolder(std::move(impl)) {}
+};
+
+/// One self-attention layer on its own (no tables) whose scores have a fused kernel and the ATen
+/// composition it replaces, for `mlm-bench --attention` to time both.
+class AttentionUnderTest {
+ public:
+  virtual ~AttentionUnderTest() = default;
+  /// attention.self on x [B,S,H] (the context before the output projection), with the relative
+  /// rows computed each call as the encoder computes them; `fused`: by the fused kernel.
+  virtual torch::Tensor self_attention(const torch::Tensor& x, bool fused) = 0;
+  /// The relative-position rows the last call read.
+  virtual int64_t relative_rows() const = 0;
+  /// The layer's module: to(device), train(), zero_grad().
+  virtual torch::nn::Module& module() = 0;
 };
 
 /// A tensor of a Hugging Face state dict that carries a config.json dimension: whatever its
@@ -95,6 +110,9 @@ class ArchitectureSpec {
   virtual bool separate_qkv_products() const { return false; }
   /// Whether self-attention is DeBERTa's disentangled kind (what `mlm-bench --attention` times).
   virtual bool disentangled_attention() const { return false; }
+  /// One layer of `config`'s shape whose disentangled self-attention `mlm-bench --attention`
+  /// times, initialised (seed with torch::manual_seed first); only where disentangled_attention().
+  virtual std::unique_ptr<AttentionUnderTest> attention_under_test(const config::ModelConfig& config) const;
   /// The fp32 parameters a model of `config`'s shape holds with `vocab_rows` embedding rows,
   /// in double (a file's dimensions may overflow int64); within a few percent (biases and
   /// norms aside), for refusing a shape the machine's memory cannot hold.
@@ -112,12 +130,6 @@ class ArchitectureSpec {
   virtual std::vector<WeightDimension> weight_dimensions(const config::ModelConfig& config) const = 0;
   /// The pattern of a layer's keys, its first group the layer number (e.g. "encoder\.layer\.(\d+)\.").
   virtual std::string layer_key_pattern() const = 0;
-  /// The fewest token types a model can be built with: 1, or 0 where no token-type table is a
-  /// configuration of its own (DeBERTa-v2's type_vocab_size 0).
-  virtual int64_t min_type_vocab_size() const { return 1; }
-  /// Weights trained with another padding id would read every position shifted (RoBERTa
-  /// numbers positions from pad_token_id + 1).
-  virtual bool positions_follow_pad_id() const { return false; }
 
   /// Writes the export of `model` into the existing directory `dir`: config.json and the
   /// weights. Returns the directories that hold a model (for the tokenizer files).

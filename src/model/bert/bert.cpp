@@ -1,4 +1,5 @@
 #include "mlm/model/bert/bert.h"
+#include "mlm/model/bert/bert_keys.h"
 
 namespace mlm::model {
 namespace F = torch::nn::functional;

@@ -99,7 +99,6 @@ class RobertaSpec : public BertFamilySpec {
   std::string hf_model_type() const override { return xlm_ ? "xlm-roberta" : "roberta"; }
   std::string hf_class_stem() const override { return xlm_ ? "XLMRoberta" : "Roberta"; }
   std::vector<std::string> encoder_key_prefixes() const override { return {"roberta."}; }
-  bool positions_follow_pad_id() const override { return true; }
   ClassificationHead classification_head(MaskedLm encoder, bool per_sequence, int64_t num_labels) const override {
     return ClassificationHead(std::make_shared<DenseClassificationHeadImpl>(
         encoder->config(), per_sequence, num_labels, [](const torch::Tensor& x) { return torch::tanh(x); }));

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "mlm/model/bert/bert.h"
+#include "mlm/model/bert/bert_keys.h"
 #include "../hf/key_report.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"

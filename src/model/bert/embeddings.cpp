@@ -1,4 +1,5 @@
 #include "mlm/model/bert/embeddings.h"
+#include "mlm/model/bert/bert_keys.h"
 
 #include "mlm/model/kernels/dropout.h"
 

@@ -4,6 +4,7 @@
 
 #include "mlm/model/bert/classification_heads.h"
 #include "mlm/model/deberta/deberta.h"
+#include "mlm/model/deberta/deberta_attention_under_test.h"
 #include "mlm/model/deberta/deberta_config_json.h"
 #include "mlm/model/deberta/deberta_rtd.h"
 #include "mlm/model/electra/electra.h"
@@ -65,7 +66,6 @@ class DebertaV2Spec : public ArchitectureSpec {
   std::string hf_model_type() const override { return "deberta-v2"; }
   std::string hf_class_stem() const override { return "DebertaV2"; }
   std::vector<std::string> encoder_key_prefixes() const override { return {"deberta."}; }
-  int64_t min_type_vocab_size() const override { return 0; }  // DeBERTa-v3: no token types
 
   MaskedLm build(const config::ModelConfig& config, int64_t vocab_rows, int64_t pad_id) const override {
     if (config.objective == config::Objective::rtd) return DebertaV2ForPreTraining(config, vocab_rows, pad_id);
@@ -142,6 +142,9 @@ class DebertaV2Spec : public ArchitectureSpec {
   }
   bool separate_qkv_products() const override { return true; }
   bool disentangled_attention() const override { return true; }
+  std::unique_ptr<AttentionUnderTest> attention_under_test(const config::ModelConfig& config) const override {
+    return deberta_attention_under_test(config);
+  }
 
   double estimated_parameters(const config::ModelConfig& c, double vocab_rows) const override {
     const double h = static_cast<double>(c.hidden_size), e = static_cast<double>(config::electra_embedding_size(c));

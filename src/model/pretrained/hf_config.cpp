@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "mlm/config/architecture_keys.h"
 #include "mlm/model/architectures.h"
 #include "mlm/model/hf/config_fields.h"
 #include "mlm/model/pretrained/model_shape.h"
@@ -29,7 +30,7 @@ void require_same_pad_id(const std::string& path, int64_t pad_id) {
   const auto json = read_json_file(path);
   const std::string type = json.is_object() ? json.value("model_type", "") : "";
   const auto* spec = spec_for_model_type(type);
-  if (!spec || !spec->positions_follow_pad_id()) return;
+  if (!spec || !config::architecture_keys(spec->architecture()).positions_follow_pad_id()) return;
   int64_t theirs = pad_id;
   take(json, "pad_token_id", theirs, path);
   if (theirs != pad_id)

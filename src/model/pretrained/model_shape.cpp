@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "mlm/config/architecture_keys.h"
 #include "mlm/model/architectures.h"
 #include "mlm/util/errors.h"
 
@@ -36,7 +37,7 @@ void require_buildable_shape(const config::ModelConfig& c, const std::string& pa
       {"max_position_embeddings", c.max_position_embeddings}};
   for (const auto& [key, value] : at_least_one)
     if (value < 1) refuse(key, value, "must be at least 1");
-  const int64_t fewest_types = architecture_spec(c.architecture).min_type_vocab_size();
+  const int64_t fewest_types = config::architecture_keys(c.architecture).min_type_vocab_size();
   if (c.type_vocab_size < fewest_types)
     refuse("type_vocab_size", c.type_vocab_size, "must be at least " + std::to_string(fewest_types));
   // 0 is allowed for these two (absent from config.json reads as 0): only negatives are refused.

@@ -3,7 +3,6 @@
 #include <torch/cuda.h>
 
 #include "mlm/model/architectures.h"
-#include "mlm/model/deberta/deberta.h"
 #include "mlm/train/loop/autocast.h"
 #include "mlm/train/run/bootstrap.h"
 #include "mlm/train/run/device.h"
@@ -24,7 +23,8 @@ void wait_for(const torch::Device& device) {
 }  // namespace
 
 AttentionBenchResult run_attention_benchmark(const config::RunConfig& config, const BenchOptions& options) {
-  if (!model::architecture_spec(config.model.architecture).disentangled_attention()) {
+  const auto& spec = model::architecture_spec(config.model.architecture);
+  if (!spec.disentangled_attention()) {
     throw ConfigError("mlm-bench --attention times DeBERTa's disentangled self-attention; set "
                       "model.architecture: deberta_v2",
                       "model.architecture");
@@ -32,28 +32,20 @@ AttentionBenchResult run_attention_benchmark(const config::RunConfig& config, co
   if (options.steps < 1) throw UsageError("--steps must be at least 1, got " + std::to_string(options.steps));
   const auto process = bootstrap(config, Launch::single_process);
   const auto& device = process.device;
-  // One layer with the encoder's relative embeddings and their norm; no tables.
-  auto shape = config.model;
-  shape.num_hidden_layers = 1;
   torch::manual_seed(static_cast<uint64_t>(config.train.seed));
-  model::DebertaV2Model encoder(shape, /*padded_vocab=*/8, /*pad_id=*/0, /*own_tables=*/false);
-  encoder->to(device);
-  encoder->train();
-  auto* layer = encoder->layers[0]->as<model::DebertaV2Layer>();
-  const int64_t batch = config.train.micro_batch_size, seq = config.data.seq_len, hidden = shape.hidden_size;
+  const auto attention = spec.attention_under_test(config.model);
+  attention->module().to(device);
+  attention->module().train();
+  const int64_t batch = config.train.micro_batch_size, seq = config.data.seq_len, hidden = config.model.hidden_size;
   const auto x = torch::randn({batch, seq, hidden}, torch::TensorOptions().device(device)).requires_grad_();
   const auto upstream = torch::randn({batch, seq, hidden}, torch::TensorOptions().device(device));
 
-  int64_t relative_rows = 0;
   auto layer_step = [&](bool fused, LayerStepTimes& times) {
-    layer->fused_scores = fused;
     const auto start = SteadyClock::now();
     torch::Tensor out;
     {
       const AutocastScope autocast(process.compute_dtype, device);
-      const auto [rel, window] = encoder->relative_rows(seq, device);  // each forward, as encode() does
-      relative_rows = window.width;
-      out = layer->self_attention(x, torch::Tensor(), rel, window.index);
+      out = attention->self_attention(x, fused);
     }
     wait_for(device);
     times.forward += seconds_since(start);
@@ -61,7 +53,7 @@ AttentionBenchResult run_attention_benchmark(const config::RunConfig& config, co
     wait_for(device);
     times.total += seconds_since(start);
     x.mutable_grad().reset();
-    encoder->zero_grad();
+    attention->module().zero_grad();
   };
   LayerStepTimes warm, fused, composition;
   for (int64_t i = 0; i < options.warmup; ++i) {
@@ -83,8 +75,8 @@ AttentionBenchResult run_attention_benchmark(const config::RunConfig& config, co
   r.batch = batch;
   r.seq_len = seq;
   r.hidden = hidden;
-  r.heads = shape.num_attention_heads;
-  r.relative_rows = relative_rows;
+  r.heads = config.model.num_attention_heads;
+  r.relative_rows = attention->relative_rows();
   r.threads = torch::get_num_threads();
   r.precision = precision_name(process.compute_dtype);
   r.device = device.str();
