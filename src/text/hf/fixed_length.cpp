@@ -14,7 +14,7 @@ class FixedLength : public PreTokenizer {
   void split(std::string_view text, bool at_text_start, Pieces& out) const override {
     size_t begin = 0, chars = 0;
     for (size_t i = 0; i < text.size();) {
-      next_char(text, i);
+      next_code_point(text, i);
       if (++chars == length_) {
         out.add(text.substr(begin, i - begin), at_text_start && begin == 0);
         begin = i;

@@ -26,7 +26,7 @@ class Nmt : public Normalizer {
     out.reserve(text.size());
     for (size_t i = 0; i < text.size();) {
       const size_t begin = i;
-      const char32_t c = next_char(text, i);
+      const char32_t c = next_code_point(text, i);
       if (nmt_drops(c)) continue;
       if (nmt_spaces(c)) {
         out += ' ';

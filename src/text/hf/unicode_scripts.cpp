@@ -39,7 +39,7 @@ class UnicodeScripts : public PreTokenizer {
     int last = kAnyScript - 1;  // no script yet
     for (size_t i = 0; i < text.size();) {
       const size_t at = i;
-      const int script = script_of(next_char(text, i));
+      const int script = script_of(next_code_point(text, i));
       if (script == kAnyScript) continue;
       if (script != last) {
         if (begin) out.add(text.substr(*begin, at - *begin), at_text_start && *begin == 0);
