@@ -10,6 +10,7 @@
 // how transformers saves one, or where its round trip is tested instead.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -51,11 +52,18 @@ struct RoundTrip {
 /// RoBERTa's position table: data.seq_len 64 after the offset of pad id + 1.
 std::string roberta_positions(int64_t pad) { return std::to_string(64 + pad + 1); }
 
-std::vector<fs::path> save_roberta(const TempDir& dir, const fs::path& root, const Vocabulary& v, int64_t pad,
-                                   const std::string& variant) {
-  transformers_side(dir, {"save_roberta", root.string(), std::to_string(v.size), std::to_string(pad),
-                          roberta_positions(v.pad), variant});
-  return {root};
+/// RoBERTa's shape choices on the tiny run: one token type, LayerNorm eps 1e-5.
+Keys roberta_keys(const std::string& architecture) {
+  return {"model.architecture=" + architecture, "model.type_vocab_size=1", "model.layer_norm_eps=1e-5"};
+}
+
+/// hf_client.py save_roberta of `variant` (roberta or xlm), as the hub holds roberta-base.
+auto save_roberta(const std::string& variant) {
+  return [variant](const TempDir& dir, const fs::path& root, const Vocabulary& v, int64_t pad) {
+    transformers_side(dir, {"save_roberta", root.string(), std::to_string(v.size), std::to_string(pad),
+                            roberta_positions(v.pad), variant});
+    return std::vector<fs::path>{root};
+  };
 }
 
 const std::map<std::string, RoundTrip>& round_trips() {
@@ -76,13 +84,11 @@ const std::map<std::string, RoundTrip>& round_trips() {
               return saved;
             },
         .elsewhere = "model.init_from of a BERT: tests/cli/continued_pretraining_test.cpp"}},
-      // RoBERTa's shape choices: one token type, LayerNorm eps 1e-5; 30% masking.
       {"roberta",
-       {.model_keys = {"model.architecture=roberta", "model.type_vocab_size=1", "model.layer_norm_eps=1e-5"},
+       {.model_keys = roberta_keys("roberta"),
         .masking_keys = {"masking.mlm_probability=0.3"},
         .fill_mask = true,
-        .save = [](const TempDir& dir, const fs::path& root, const Vocabulary& v,
-                   int64_t pad) { return save_roberta(dir, root, v, pad, "roberta"); },
+        .save = save_roberta("roberta"),
         .init_from_shape =
             [](const Vocabulary& v) {
               return Keys{"model.hidden_size=64", "model.num_attention_heads=4", "model.intermediate_size=128",
@@ -90,13 +96,14 @@ const std::map<std::string, RoundTrip>& round_trips() {
             },
         .init_from_note = "ignoring 2 pooler"}},
       {"xlm_roberta",
-       {.model_keys = {"model.architecture=xlm_roberta", "model.type_vocab_size=1", "model.layer_norm_eps=1e-5"},
+       {.model_keys = roberta_keys("xlm_roberta"),
         .masking_keys = {"masking.mlm_probability=0.3"},
         .exported = false,
-        .save = [](const TempDir& dir, const fs::path& root, const Vocabulary& v,
-                   int64_t pad) { return save_roberta(dir, root, v, pad, "xlm"); },
-        .elsewhere = "the export is RoBERTa's but for config.json's model_type and class: "
-                     "tests/model/roberta_reference_test.cpp (RobertaExport, and the xlm_roberta parity case)"}},
+        .save = save_roberta("xlm"),
+        .elsewhere = "its export is RoBERTa's but for config.json's model_type and class "
+                     "(tests/model/roberta_behaviour_test.cpp), read by transformers in "
+                     "tests/model/body_reference_test.cpp; model.init_from of a hub XLM-R and its export "
+                     "loaded by transformers: tests/cli/continued_pretraining_test.cpp"}},
       // 4 layers (global 0 and 3), a 16-token window under 64-token sequences; 30% masking.
       {"modernbert",
        {.model_keys = {"model.architecture=modernbert", "model.num_hidden_layers=4", "model.intermediate_size=192",

@@ -69,24 +69,25 @@ void randomise_all(MaskedLm& model) {
   for (auto& p : model->parameters()) p.copy_(torch::randn_like(p) * 0.5);
 }
 
-/// Inputs from labels [B, S] (-100 where nothing is selected).
-MlmInputs selected_inputs(torch::Tensor input_ids, torch::Tensor attention_mask, bool padded,
-                          const torch::Tensor& labels) {
+constexpr int64_t kBatch = 3, kSeq = 40;
+
+/// Random ids [3, 40] with labels at ~30% of the real tokens; rows 1 and 2 end in padding (the
+/// pad id 0) when `padded`, row 2's longer than ModernBERT's half window.
+MlmInputs padded_inputs(bool padded) {
   MlmInputs in;
-  in.input_ids = std::move(input_ids);
-  in.attention_mask = std::move(attention_mask);
+  in.input_ids = torch::randint(5, kVocab, {kBatch, kSeq}, torch::kLong);
+  in.attention_mask = torch::ones({kBatch, kSeq}, torch::kLong);
+  if (padded) {
+    in.attention_mask[1].narrow(0, 30, 10).zero_();
+    in.attention_mask[2].narrow(0, 13, 27).zero_();
+    in.input_ids.masked_fill_(in.attention_mask.eq(0), 0);
+  }
   in.has_padding = padded;
-  in.masked_positions = labels.reshape(-1).ne(-100).nonzero().reshape(-1);
-  in.masked_labels = labels.reshape(-1).index_select(0, in.masked_positions);
+  const auto selected = (torch::rand({kBatch, kSeq}) < 0.3).logical_and(in.attention_mask.eq(1));
+  in.masked_positions = selected.reshape(-1).nonzero().reshape(-1);
+  in.masked_labels = torch::randint(5, kVocab, {kBatch, kSeq}, torch::kLong).reshape(-1).index_select(0, in.masked_positions);
   EXPECT_GT(in.masked_positions.numel(), 10);
   return in;
-}
-
-/// Labels at ~30% of the real tokens, -100 elsewhere.
-torch::Tensor random_labels(const torch::Tensor& attention_mask) {
-  const auto sizes = attention_mask.sizes();
-  const auto selected = (torch::rand(sizes) < 0.3).logical_and(attention_mask.eq(1));
-  return torch::where(selected, torch::randint(5, kVocab, sizes, torch::kLong), torch::full(sizes, -100, torch::kLong));
 }
 
 // ---- BERT: make_bert_reference.py's fixtures -----------------------------------------------------
@@ -211,8 +212,6 @@ BodyReference roberta_reference(std::vector<BodyCase> cases) {
 
 // ---- ModernBERT: ModernBertForMaskedLM -----------------------------------------------------------
 
-constexpr int64_t kBatch = 3, kSeq = 40;
-
 struct ModernBertShape {
   bool padded;       // rows 1 and 2 end in padding
   bool documents;    // 2-3 documents per row, model.attend_across_documents false
@@ -244,24 +243,16 @@ config::ModelConfig tiny_modernbert(const ModernBertShape& s) {
   return m;
 }
 
-/// Rows 1 and 2 padded (row 2's padding longer than the half window) when `padded`; documents
-/// of 11-29 tokens when `documents`.
+/// Documents of 11-29 tokens when `documents`.
 MlmInputs modernbert_batch(const ModernBertShape& s) {
-  auto input_ids = torch::randint(5, kVocab, {kBatch, kSeq}, torch::kLong);
-  auto attention_mask = torch::ones({kBatch, kSeq}, torch::kLong);
-  if (s.padded) {
-    attention_mask[1].narrow(0, 30, 10).zero_();
-    attention_mask[2].narrow(0, 13, 27).zero_();
-    input_ids.masked_fill_(attention_mask.eq(0), 0);
-  }
-  auto document_ids = torch::zeros({kBatch, kSeq}, torch::kLong);
-  document_ids[0].narrow(0, 11, 29).fill_(1);
-  document_ids[0].narrow(0, 25, 15).fill_(2);
-  document_ids[1].narrow(0, 20, 20).fill_(1);
-  document_ids[2].narrow(0, 6, 34).fill_(1);
-  if (s.padded) document_ids.masked_fill_(attention_mask.eq(0), 0);
-  auto in = selected_inputs(input_ids, attention_mask, s.padded, random_labels(attention_mask));
-  if (s.documents) in.document_ids = document_ids;
+  auto in = padded_inputs(s.padded);
+  if (!s.documents) return in;
+  in.document_ids = torch::zeros({kBatch, kSeq}, torch::kLong);
+  in.document_ids[0].narrow(0, 11, 29).fill_(1);
+  in.document_ids[0].narrow(0, 25, 15).fill_(2);
+  in.document_ids[1].narrow(0, 20, 20).fill_(1);
+  in.document_ids[2].narrow(0, 6, 34).fill_(1);
+  in.document_ids.masked_fill_(in.attention_mask.eq(0), 0);
   return in;
 }
 
@@ -315,21 +306,13 @@ config::ModelConfig tiny_deberta(const DebertaShape& s) {
   return m;
 }
 
-/// Rows 1 and 2 padded when `padded`; token types (the second segment from position 17) where
-/// the model has a token-type table.
+/// Token types (the second segment from position 17) where the model has a token-type table.
 MlmInputs deberta_batch(const DebertaShape& s, bool types) {
-  auto input_ids = torch::randint(5, kVocab, {kBatch, kSeq}, torch::kLong);
-  auto attention_mask = torch::ones({kBatch, kSeq}, torch::kLong);
-  if (s.padded) {
-    attention_mask[1].narrow(0, 30, 10).zero_();
-    attention_mask[2].narrow(0, 13, 27).zero_();
-    input_ids.masked_fill_(attention_mask.eq(0), 0);
-  }
-  auto token_types = torch::zeros({kBatch, kSeq}, torch::kLong);
-  token_types.narrow(1, 17, kSeq - 17).fill_(1);
-  token_types.masked_fill_(attention_mask.eq(0), 0);
-  auto in = selected_inputs(input_ids, attention_mask, s.padded, random_labels(attention_mask));
-  if (types) in.token_type_ids = token_types;
+  auto in = padded_inputs(s.padded);
+  if (!types) return in;
+  in.token_type_ids = torch::zeros({kBatch, kSeq}, torch::kLong);
+  in.token_type_ids.narrow(1, 17, kSeq - 17).fill_(1);
+  in.token_type_ids.masked_fill_(in.attention_mask.eq(0), 0);
   return in;
 }
 

@@ -7,7 +7,9 @@
 // holds its cases or says where its body is held to a reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
+#include <tuple>
 
 #include "config/config_test_util.h"
 #include "mlm/model/architectures.h"
