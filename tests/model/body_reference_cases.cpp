@@ -71,6 +71,21 @@ void randomise_all(MaskedLm& model) {
 
 constexpr int64_t kBatch = 3, kSeq = 40;
 
+/// What every live case's model starts from: 32 wide in 4 heads, no dropout (training mode must
+/// be exact), padded vocabulary rows (they must stay out of everything).
+config::ModelConfig tiny(config::Architecture architecture) {
+  config::ModelConfig m;
+  m.architecture = architecture;
+  m.hidden_size = 32;
+  m.num_attention_heads = 4;
+  m.intermediate_size = 48;
+  m.max_position_embeddings = 64;
+  m.attention_probs_dropout_prob = 0.0;
+  m.hidden_dropout_prob = 0.0;
+  m.pad_vocab_multiple = 8;
+  return m;
+}
+
 /// Random ids [3, 40] with labels at ~30% of the real tokens; rows 1 and 2 end in padding (the
 /// pad id 0) when `padded`, row 2's longer than ModernBERT's half window.
 MlmInputs padded_inputs(bool padded) {
@@ -140,19 +155,13 @@ struct RobertaShape {
 };
 
 config::ModelConfig tiny_roberta(const RobertaShape& s) {
-  config::ModelConfig m;
-  m.architecture = s.architecture;
-  m.hidden_size = 32;
+  auto m = tiny(s.architecture);
   m.num_hidden_layers = 2;
-  m.num_attention_heads = 4;
   m.intermediate_size = 64;
   m.max_position_embeddings = s.seq + kRobertaPad + 1;  // RoBERTa's 514 for 512 tokens
   m.type_vocab_size = 1;
   m.layer_norm_eps = 1e-5;
   m.hidden_act = s.act;
-  m.hidden_dropout_prob = 0.0;
-  m.attention_probs_dropout_prob = 0.0;
-  m.pad_vocab_multiple = 8;  // padded rows must stay out of everything
   m.sparse_head = s.sparse_head;
   return m;
 }
@@ -220,18 +229,10 @@ struct ModernBertShape {
 };
 
 config::ModelConfig tiny_modernbert(const ModernBertShape& s) {
-  config::ModelConfig m;
-  m.architecture = config::Architecture::modernbert;
-  m.hidden_size = 32;
-  m.num_attention_heads = 4;
-  m.intermediate_size = 48;
+  auto m = tiny(config::Architecture::modernbert);
   m.num_hidden_layers = s.biases ? 5 : 4;  // global layers 0 and 3; the others local
-  m.max_position_embeddings = 64;
   m.local_attention = 16;  // |q - k| <= 8, far shorter than the 40 positions
   m.layer_norm_eps = 1e-5;
-  m.attention_probs_dropout_prob = 0.0;
-  m.hidden_dropout_prob = 0.0;
-  m.pad_vocab_multiple = 8;  // padded rows must stay out of everything
   m.sparse_head = s.sparse_head;
   m.attend_across_documents = !s.documents;
   if (s.biases) {
@@ -273,17 +274,9 @@ struct DebertaShape {
 };
 
 config::ModelConfig tiny_deberta(const DebertaShape& s) {
-  config::ModelConfig m;
-  m.architecture = config::Architecture::deberta_v2;
-  m.hidden_size = 32;
-  m.num_attention_heads = 4;
-  m.intermediate_size = 48;
+  auto m = tiny(config::Architecture::deberta_v2);
   m.num_hidden_layers = 3;
-  m.max_position_embeddings = 64;
   m.layer_norm_eps = 1e-7;
-  m.attention_probs_dropout_prob = 0.0;
-  m.hidden_dropout_prob = 0.0;
-  m.pad_vocab_multiple = 8;  // padded rows must stay out of everything
   m.embedding_size = s.embedding_size;
   m.pos_att_type = s.pos_att_type;
   m.relative_attention = s.relative_attention;
