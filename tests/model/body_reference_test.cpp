@@ -28,6 +28,9 @@ struct Param {
   int index;
 };
 
+// gtest prints a parameter with the test's name.
+void PrintTo(const Param& p, std::ostream* os) { *os << p.architecture << " case " << p.index; }
+
 std::vector<Param> registered_cases() {
   std::vector<Param> params;
   for (const auto* spec : architecture_specs()) {
