@@ -282,8 +282,8 @@ class ArchitectureRoundTrip : public ::testing::TestWithParam<std::string> {};
 TEST_P(ArchitectureRoundTrip, ExportLoadsInTransformersAndTransformersModelsLoadInMlmTrain) {
   const std::string name = GetParam();
   const auto entry = round_trips().find(name);
-  ASSERT_NE(entry, round_trips().end()) << "registered architecture " << name
-                                        << " has no round-trip entry in tests/cli/architecture_round_trip_test.cpp";
+  ASSERT_TRUE(entry != round_trips().end())
+      << "registered architecture " << name << " has no round-trip entry in tests/cli/architecture_round_trip_test.cpp";
   const RoundTrip& trip = entry->second;
   const auto& spec = spec_named(name);
   if (!trip.exported && !trip.save) GTEST_SKIP() << name << ": " << trip.elsewhere;

@@ -92,8 +92,8 @@ class BodyReferenceParity : public ::testing::TestWithParam<Param> {};
 TEST_P(BodyReferenceParity, MatchesTheReference) {
   const Param p = GetParam();
   const auto entry = body_references().find(p.architecture);
-  ASSERT_NE(entry, body_references().end()) << "registered architecture " << p.architecture
-                                            << " has no entry in tests/model/body_reference_cases.cpp";
+  ASSERT_TRUE(entry != body_references().end())
+      << "registered architecture " << p.architecture << " has no entry in tests/model/body_reference_cases.cpp";
   const BodyReference& body = entry->second;
   if (p.index < 0) GTEST_SKIP() << p.architecture << ": " << body.elsewhere;
   config::testing::TempDir dir;
