@@ -15,19 +15,20 @@
 #include "mlm/model/bert/bert.h"
 #include "mlm/model/hf/safetensors.h"
 #include "mlm/model/hf/tensor_file.h"
+#include "mlm/model/pretrained/export_hf.h"
 #include "mlm/model/pretrained/hf_config.h"
 #include "mlm/test_paths.h"
 
 namespace mlm::model::testing {
 
-/// A live reference: `model`'s config.json (the export's) and weights and `batch` written into
-/// `dir`, `tests/reference/hf_client.py <subcommand> DIR` run, and DIR/reference.safetensors
-/// returned by name (empty, with the script's output as the failure, when it fails).
+/// A live reference: `model`'s export (mlm-export's writer: config.json and the weights) and
+/// `batch` written into `dir`, `tests/reference/hf_client.py <subcommand> DIR` run, and
+/// DIR/reference.safetensors returned by name (empty, with the script's output as the failure,
+/// when it fails).
 inline std::map<std::string, torch::Tensor> run_hf_reference(MaskedLm model, const TensorDict& batch,
                                                               const std::string& subcommand,
                                                               const std::filesystem::path& dir) {
-  std::ofstream(dir / "config.json") << hf_config_json(model).dump(2);
-  write_safetensors((dir / "model.safetensors").string(), model->hf_state_dict());
+  write_hf_model(model, dir.string(), WeightFormat::safetensors);
   write_safetensors((dir / "batch.safetensors").string(), batch);
   const auto quote = [](const std::string& s) { return "'" + s + "'"; };
   const std::string command = quote(MLM_PYTHON) + " " + quote(std::string(MLM_SOURCE_DIR) + "/tests/reference/hf_client.py") +

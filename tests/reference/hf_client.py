@@ -1,4 +1,5 @@
-"""The `transformers` side of the Hugging Face round-trip tests (tests/cli/hf_round_trip_test.cpp).
+"""The `transformers` side of the Hugging Face round-trip and reference-parity tests
+(tests/cli/architecture_round_trip_test.cpp, tests/model/body_reference_test.cpp and others).
 
 Each subcommand does what a user of an mlm-train export would do in Python and prints one JSON
 object on stdout, which the C++ test compares with what mlm-train's own tools give.
@@ -37,7 +38,7 @@ object on stdout, which the C++ test compares with what mlm-train's own tools gi
                                   LayerNorm eps 1e-5, a pooler in model.safetensors
   roberta_reference DIR           RobertaForMaskedLM's (or XLM-R's, as DIR/config.json names it)
                                   logits, loss and gradients on DIR/batch.safetensors, in
-                                  DIR/reference.safetensors
+                                  DIR/reference.safetensors (as modernbert_reference)
   save_deberta DIR VOCAB          a seeded small DebertaV2ForMaskedLM with DeBERTa-v3's options
                                   (transformers' own init, a random MLM bias) saved in DIR
   deberta_reference DIR          DebertaV2ForMaskedLM's logits, loss and gradients on
@@ -278,14 +279,11 @@ def save_roberta(directory, vocab_size, pad_id, positions, variant="roberta"):
 def roberta_reference(directory):
     """The parity reference of mlm-train's RoBERTa: one fp32 forward and backward of the class
     DIR/config.json names (RobertaForMaskedLM or XLMRobertaForMaskedLM), eager attention, in
-    train() mode (the config's dropouts must be 0), on DIR/batch.safetensors: input_ids,
-    attention_mask [B, S], masked_positions [M] (b * S + s, ascending) and masked_labels [M].
-    Position ids are transformers' own (from input_ids and pad_token_id); no token types.
-
-    Writes DIR/reference.safetensors: logits [M, V], loss_sum, correct, and grad.<name> of every
-    named parameter (the tied decoder once, as the word embeddings') after backward of
-    loss_sum / M. Returns the class, M, loss_sum and params (the grad.* tensors)."""
-    from safetensors.torch import load_file, save_file
+    train() mode (the config's dropouts must be 0), on DIR/batch.safetensors (input_ids,
+    attention_mask, labels). Position ids are transformers' own (from input_ids and
+    pad_token_id); no token types. Writes DIR/reference.safetensors as modernbert_reference does
+    (the tied decoder once, as the word embeddings')."""
+    from safetensors.torch import load_file
 
     config = quiet_config(directory, "eager")
     if config.model_type not in ("roberta", "xlm-roberta"):
@@ -296,26 +294,8 @@ def roberta_reference(directory):
     cls = getattr(transformers, config.architectures[0])
     model = load_checked(cls, directory, config, "eager", tied={"lm_head.decoder.weight", "lm_head.decoder.bias"})
     batch = load_file(f"{directory}/batch.safetensors")
-    ids, padding = batch["input_ids"], batch["attention_mask"]
-    positions, labels = batch["masked_positions"], batch["masked_labels"]
-    count = positions.numel()
-    if count == 0:
-        fail(f"{directory}/batch.safetensors masks no position")
-
-    model.train()
-    logits = model(input_ids=ids, attention_mask=padding).logits
-    logits = logits.reshape(-1, logits.size(-1)).index_select(0, positions)
-    loss_sum = torch.nn.functional.cross_entropy(logits, labels, reduction="sum")
-    (loss_sum / count).backward()
-
-    out = {"logits": logits.detach(), "loss_sum": loss_sum.detach(),
-           "correct": (logits.argmax(-1) == labels).sum().to(torch.int64)}
-    params = 0
-    for name, p in model.named_parameters():  # a tied weight is yielded once
-        out[f"grad.{name}"] = p.grad if p.grad is not None else torch.zeros_like(p)
-        params += 1
-    save_file({k: v.contiguous() for k, v in out.items()}, f"{directory}/reference.safetensors")
-    return {"class": type(model).__name__, "masked": count, "loss_sum": loss_sum.item(), "params": params}
+    return masked_lm_step(directory, model, batch["labels"], input_ids=batch["input_ids"],
+                          attention_mask=batch["attention_mask"])
 
 
 # name: (format, shard size)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference outputs for tests/model/bert_reference_test.cpp, llm.c style.
+"""Reference outputs for BERT's cases of tests/model/body_reference_test.cpp, llm.c style.
 
 Builds a tiny BERT with PyTorch's own nn modules and the exact Hugging Face BERT math
 (BertEmbeddings, BertSelfAttention, BertSelfOutput, BertIntermediate, MlmOutput,
