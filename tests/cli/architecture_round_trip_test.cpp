@@ -17,6 +17,7 @@
 #include <map>
 
 #include "cli/hf_client.h"
+#include "mlm/config/architecture_keys.h"
 #include "mlm/model/architectures.h"
 #include "mlm/text/tokenizer.h"
 
@@ -254,7 +255,7 @@ void saved_side(const TempDir& dir, const std::string& name, const model::Archit
     EXPECT_NEAR(after["mlm_loss"].get<double>(), first_scores["mlm_loss"].get<double>(), 1e-3);
 
     // Weights trained with another pad id would read every position shifted.
-    if (spec.positions_follow_pad_id()) {
+    if (config::architecture_keys(spec.architecture()).positions_follow_pad_id()) {
       const auto other_pad = trip.save(dir, dir.path() / "other_pad", vocabulary, vocabulary.pad + 1).front();
       const CliRun shifted = run_tool("mlm-train", dir,
                                       args + with_keys(shape + Keys{"model.init_from=" + other_pad.string(),
