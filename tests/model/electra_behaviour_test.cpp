@@ -6,7 +6,9 @@
 #include <cmath>
 
 #include "mlm/model/electra/electra.h"
-#include "mlm/model/electra/replaced_tokens.h"
+#include "mlm/model/electra/electra_spec.h"
+#include "mlm/model/rtd/replaced_tokens.h"
+#include "mlm/model/rtd/rtd_pair.h"
 #include "mlm/model/kernels/gumbel_max.h"
 #include "model_test_util.h"
 
@@ -32,6 +34,11 @@ config::ModelConfig tiny_electra(config::EmbeddingSharing sharing = config::Embe
   return c;
 }
 
+RtdPair electra_pair(const config::ModelConfig& c) { return RtdPair(electra_spec(), c, kVocab, kPad); }
+// The pair's ELECTRA networks (tests look inside them).
+ElectraForMaskedLMImpl& electra_generator(RtdPair& m) { return dynamic_cast<ElectraForMaskedLMImpl&>(*m->generator); }
+ElectraBodyImpl& electra_discriminator(RtdPair& m) { return dynamic_cast<ElectraBodyImpl&>(*m->discriminator); }
+
 // A padded batch: rows of 12, 9 and 6 tokens, 3 selected positions per row.
 MlmInputs tiny_batch() {
   torch::manual_seed(7);
@@ -49,16 +56,16 @@ MlmInputs tiny_batch() {
 
 TEST(Electra, GeneratorIsDerivedAsElectrasCodeDerivesIt) {
   torch::manual_seed(0);
-  ElectraForPreTraining model(tiny_electra(), kVocab, kPad);
+  auto model = electra_pair(tiny_electra());
   const auto& g = model->generator->config();
   EXPECT_EQ(g.hidden_size, 32);
   EXPECT_EQ(g.num_attention_heads, 1);  // 32 / 64, at least one
   EXPECT_EQ(g.intermediate_size, 128);  // 4 x width
   EXPECT_EQ(g.num_hidden_layers, 2);
   // Both networks project the 32-wide embeddings: the generator needs none (32 = 32).
-  EXPECT_FALSE(model->generator->body->embeddings_project);
-  ASSERT_TRUE(model->discriminator->embeddings_project);
-  EXPECT_EQ(model->discriminator->embeddings_project->weight.sizes(), torch::IntArrayRef({64, 32}));
+  EXPECT_FALSE(electra_generator(model).body->embeddings_project);
+  ASSERT_TRUE(electra_discriminator(model).embeddings_project);
+  EXPECT_EQ(electra_discriminator(model).embeddings_project->weight.sizes(), torch::IntArrayRef({64, 32}));
   // One embedding matrix, the generator's tied decoder.
   EXPECT_TRUE(model->word_embeddings().is_same(model->generator->word_embeddings()));
 }
@@ -75,7 +82,7 @@ TEST(Electra, CorruptionLabelsOnlyTokensThatChanged) {
 
 TEST(Electra, DiscriminatorScoresEveryTokenAndNoPadding) {
   torch::manual_seed(0);
-  ElectraForPreTraining model(tiny_electra(), kVocab, kPad);
+  auto model = electra_pair(tiny_electra());
   auto in = tiny_batch();
   in.rtd_samples = in.masked_labels.clone();
   in.rtd_samples.narrow(0, 0, 4).add_(1);  // four replaced, five sampled right
@@ -102,7 +109,7 @@ TEST(Electra, DiscriminatorScoresEveryTokenAndNoPadding) {
   with_pad.has_padding = true;
   model->zero_grad();
   model->forward(with_pad).rtd_loss_sum.backward();
-  EXPECT_TRUE(model->discriminator_predictions->dense_prediction->weight.grad().defined());
+  EXPECT_TRUE(dynamic_cast<DiscriminatorHeadImpl&>(*model->head).dense_prediction->weight.grad().defined());
 }
 
 // The RTD loss reaches the generator only through the shared embeddings (ELECTRA), and under
@@ -111,10 +118,10 @@ TEST(Electra, NoGradientThroughTheSamples) {
   for (const auto sharing : {config::EmbeddingSharing::shared, config::EmbeddingSharing::gdes}) {
     SCOPED_TRACE(std::string(config::to_string(sharing)));
     torch::manual_seed(0);
-    ElectraForPreTraining model(tiny_electra(sharing), kVocab, kPad);
+    auto model = electra_pair(tiny_electra(sharing));
     const auto in = tiny_batch();
     model->forward(in).rtd_loss_sum.backward();
-    for (const auto& p : model->generator->body->named_parameters()) {
+    for (const auto& p : electra_generator(model).body->named_parameters()) {
       const auto grad = p.value().grad();
       EXPECT_TRUE(!grad.defined() || grad.abs().sum().item<double>() == 0) << p.key();
     }
@@ -134,9 +141,9 @@ TEST(Electra, NoGradientThroughTheSamples) {
 // export carries the sum.
 TEST(Electra, GdesStartsAsSharedAndExportsTheSum) {
   torch::manual_seed(0);
-  ElectraForPreTraining shared(tiny_electra(), kVocab, kPad);
+  auto shared = electra_pair(tiny_electra());
   torch::manual_seed(0);
-  ElectraForPreTraining gdes(tiny_electra(config::EmbeddingSharing::gdes), kVocab, kPad);
+  auto gdes = electra_pair(tiny_electra(config::EmbeddingSharing::gdes));
   auto in = tiny_batch();
   in.rtd_samples = (in.masked_labels + 3) % kVocab;
   const auto a = shared->forward(in, true), b = gdes->forward(in, true);
@@ -161,7 +168,7 @@ TEST(Electra, ModelPtRestoresThePairExactly) {
   for (const auto sharing : {config::EmbeddingSharing::shared, config::EmbeddingSharing::gdes}) {
     SCOPED_TRACE(std::string(config::to_string(sharing)));
     torch::manual_seed(1);
-    ElectraForPreTraining model(tiny_electra(sharing), kVocab, kPad);
+    auto model = electra_pair(tiny_electra(sharing));
     if (model->gdes()) {
       torch::NoGradGuard no_grad;
       model->word_embeddings_delta.narrow(0, 0, kVocab).normal_(0, 0.1);
@@ -169,7 +176,7 @@ TEST(Electra, ModelPtRestoresThePairExactly) {
     const auto path = std::string(::testing::TempDir()) + "/electra_model.pt";
     save_model_pt(model, path);
     torch::manual_seed(2);
-    ElectraForPreTraining other(tiny_electra(sharing), kVocab, kPad);
+    auto other = electra_pair(tiny_electra(sharing));
     load_model_pt(other, path);
     const auto want = model->named_parameters(), got = other->named_parameters();
     ASSERT_EQ(want.size(), got.size());
@@ -181,9 +188,9 @@ TEST(Electra, ModelPtRestoresThePairExactly) {
 // discriminator's embeddings checked against the generator's).
 TEST(Electra, HfPairRoundTrips) {
   torch::manual_seed(3);
-  ElectraForPreTraining model(tiny_electra(), kVocab, kPad);
+  auto model = electra_pair(tiny_electra());
   torch::manual_seed(4);
-  ElectraForPreTraining other(tiny_electra(), kVocab, kPad);
+  auto other = electra_pair(tiny_electra());
   load_hf_pair(*other, to_hf_pair(*model), "gen", "disc");
   for (const auto& p : model->named_parameters())
     EXPECT_TRUE(torch::equal(p.value(), other->named_parameters()[p.key()])) << p.key();
