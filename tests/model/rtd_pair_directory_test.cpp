@@ -14,33 +14,15 @@
 #include "mlm/model/pretrained/model_shape.h"
 #include "mlm/model/rtd/rtd_directory.h"
 #include "mlm/util/errors.h"
+#include "rtd_test_util.h"
 
 // A named namespace: the unity build compiles this file with the other model tests.
 namespace mlm::model::rtd_pair_directory {
 namespace fs = std::filesystem;
 
-constexpr int64_t kVocab = 97, kPad = 0;
-
-config::ModelConfig tiny_pair(config::Architecture architecture, config::EmbeddingSharing sharing) {
-  config::ModelConfig c;
-  c.architecture = architecture;
-  c.objective = config::Objective::rtd;
-  c.embedding_sharing = sharing;
-  c.hidden_size = 64;
-  c.num_hidden_layers = 2;
-  c.num_attention_heads = 2;
-  c.intermediate_size = 128;
-  c.embedding_size = 32;
-  c.generator_hidden_ratio = 0.5;  // 32 wide: one head, intermediate 128
-  c.max_position_embeddings = 32;
-  if (architecture == config::Architecture::deberta_v2) c.position_buckets = 16;
-  return c;
-}
-
-MaskedLm build(const config::ModelConfig& c, uint64_t seed) {
-  torch::manual_seed(seed);
-  return architecture_spec(c.architecture).build(c, kVocab, kPad);
-}
+using testing::build_rtd_pair;
+using testing::tiny_rtd_pair;
+constexpr int64_t kVocab = testing::kRtdVocab;
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -68,8 +50,8 @@ TEST_P(RtdPairDirectory, RoundTripsWithItsEmbeddingSharing) {
   for (const auto sharing : {config::EmbeddingSharing::shared, config::EmbeddingSharing::gdes}) {
     SCOPED_TRACE(std::string(config::to_string(sharing)));
     config::testing::TempDir dir;
-    const auto c = tiny_pair(GetParam(), sharing);
-    auto model = build(c, 1);
+    const auto c = tiny_rtd_pair(GetParam(), sharing);
+    auto model = build_rtd_pair(c, 1);
     if (auto* pair = model->rtd_pair(); pair->gdes()) {
       torch::NoGradGuard no_grad;
       pair->word_embeddings_delta.narrow(0, 0, kVocab).normal_(0, 0.1);
@@ -90,7 +72,7 @@ TEST_P(RtdPairDirectory, RoundTripsWithItsEmbeddingSharing) {
     EXPECT_EQ(read.hidden_size, c.hidden_size);
     EXPECT_DOUBLE_EQ(read.generator_hidden_ratio, c.generator_hidden_ratio);
 
-    auto other = build(c, 2);
+    auto other = build_rtd_pair(c, 2);
     init_from_pretrained(other, dir.path().string());
     const auto want = model->named_parameters(), got = other->named_parameters();
     ASSERT_EQ(want.size(), got.size());
@@ -101,24 +83,24 @@ TEST_P(RtdPairDirectory, RoundTripsWithItsEmbeddingSharing) {
 // The two networks share one vocabulary: tokenizer files that differ are refused, naming them.
 TEST_P(RtdPairDirectory, RefusesTokenizerFilesThatDiffer) {
   config::testing::TempDir dir;
-  const auto c = tiny_pair(GetParam(), config::EmbeddingSharing::shared);
-  spec().write_hf(build(c, 1), dir.path().string(), WeightFormat::safetensors);
+  const auto c = tiny_rtd_pair(GetParam(), config::EmbeddingSharing::shared);
+  spec().write_hf(build_rtd_pair(c, 1), dir.path().string(), WeightFormat::safetensors);
   std::ofstream(dir.path() / "generator" / "tokenizer.json") << "{\"a\": 1}";
   std::ofstream(dir.path() / "discriminator" / "tokenizer.json") << "{\"a\": 2}";
   const auto error = error_of([&] { spec().directory_config(dir.path().string(), c); });
   EXPECT_NE(error.find((dir.path() / "discriminator" / "tokenizer.json").string() + ": differs from"), std::string::npos)
       << error;
   EXPECT_NE(error.find("one vocabulary"), std::string::npos) << error;
-  const auto init = error_of([&] { init_from_pretrained(build(c, 2), dir.path().string()); });
+  const auto init = error_of([&] { init_from_pretrained(build_rtd_pair(c, 2), dir.path().string()); });
   EXPECT_NE(init.find("one vocabulary"), std::string::npos) << init;
 }
 
 // A network whose shape cannot be built, or vocabularies of two sizes: refused, naming the file.
 TEST_P(RtdPairDirectory, RefusesAShapeItCannotBuild) {
-  const auto c = tiny_pair(GetParam(), config::EmbeddingSharing::shared);
+  const auto c = tiny_rtd_pair(GetParam(), config::EmbeddingSharing::shared);
   {
     config::testing::TempDir dir;
-    spec().write_hf(build(c, 1), dir.path().string(), WeightFormat::safetensors);
+    spec().write_hf(build_rtd_pair(c, 1), dir.path().string(), WeightFormat::safetensors);
     const auto path = dir.path() / "discriminator" / "config.json";
     rewrite_json(path, [](nlohmann::json& j) { j["num_attention_heads"] = 3; });
     const auto error = error_of([&] { spec().directory_config(dir.path().string(), c); });
@@ -128,7 +110,7 @@ TEST_P(RtdPairDirectory, RefusesAShapeItCannotBuild) {
   }
   {
     config::testing::TempDir dir;
-    spec().write_hf(build(c, 1), dir.path().string(), WeightFormat::safetensors);
+    spec().write_hf(build_rtd_pair(c, 1), dir.path().string(), WeightFormat::safetensors);
     const auto path = dir.path() / "generator" / "config.json";
     rewrite_json(path, [](nlohmann::json& j) { j["vocab_size"] = kVocab + 1; });
     const auto error = error_of([&] { spec().directory_config(dir.path().string(), c); });
@@ -138,8 +120,8 @@ TEST_P(RtdPairDirectory, RefusesAShapeItCannotBuild) {
 
 // The estimate that bounds a file's memory counts the discriminator's delta under gdes.
 TEST_P(RtdPairDirectory, EstimateCountsTheGdesDelta) {
-  const auto shared = tiny_pair(GetParam(), config::EmbeddingSharing::shared);
-  const auto gdes = tiny_pair(GetParam(), config::EmbeddingSharing::gdes);
+  const auto shared = tiny_rtd_pair(GetParam(), config::EmbeddingSharing::shared);
+  const auto gdes = tiny_rtd_pair(GetParam(), config::EmbeddingSharing::gdes);
   const int64_t rows = 30522;
   EXPECT_DOUBLE_EQ(estimated_parameters(gdes, rows) - estimated_parameters(shared, rows),
                    static_cast<double>(rows) * 32);
