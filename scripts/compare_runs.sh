@@ -27,8 +27,8 @@ declare -A extra=(
   [modernbert-mini]="--config $root/configs/modernbert-mini.yaml --set model.max_position_embeddings=128"
   [electra-mini]="--config $root/configs/electra-mini.yaml --set model.max_position_embeddings=128"
   [roberta-tiny]="--config $root/configs/tiny.yaml --set model.architecture=roberta"
-  [deberta-v3-mini]="--config $root/configs/deberta-v3-mini.yaml --set model.max_position_embeddings=128"
-  [deberta-v3-rtd-mini]="--config $root/configs/deberta-v3-rtd-mini.yaml --set model.max_position_embeddings=128"
+  [deberta-v3-mini]="--config $root/configs/deberta-v3-mini.yaml"
+  [deberta-v3-rtd-mini]="--config $root/configs/deberta-v3-rtd-mini.yaml"
 )
 
 # Timing fields differ from run to run; everything else must not.

@@ -45,7 +45,8 @@ class RtdPairDirectory : public ::testing::TestWithParam<config::Architecture> {
 };
 
 // Each sharing is written into the discriminator's config.json and read back whatever the
-// run's config says; the pair loads back bit for bit (the delta from the summed embeddings).
+// run's config says; the pair loads back bit for bit (the delta, from the summed embeddings, to
+// fp32's rounding).
 TEST_P(RtdPairDirectory, RoundTripsWithItsEmbeddingSharing) {
   for (const auto sharing : {config::EmbeddingSharing::shared, config::EmbeddingSharing::gdes}) {
     SCOPED_TRACE(std::string(config::to_string(sharing)));
@@ -76,7 +77,13 @@ TEST_P(RtdPairDirectory, RoundTripsWithItsEmbeddingSharing) {
     init_from_pretrained(other, dir.path().string());
     const auto want = model->named_parameters(), got = other->named_parameters();
     ASSERT_EQ(want.size(), got.size());
-    for (const auto& p : want) EXPECT_TRUE(torch::equal(p.value(), got[p.key()])) << p.key();
+    for (const auto& p : want) {
+      // The export holds the sum generator + delta: the delta comes back to fp32's rounding.
+      if (p.key() == "word_embeddings_delta")
+        EXPECT_TRUE(torch::allclose(p.value(), got[p.key()], 0, 1e-6)) << p.key();
+      else
+        EXPECT_TRUE(torch::equal(p.value(), got[p.key()])) << p.key();
+    }
   }
 }
 
