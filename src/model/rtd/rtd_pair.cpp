@@ -97,10 +97,4 @@ torch::Tensor RtdPairImpl::last_hidden_states(const MlmInputs& in) {
                                token_layout_for(in, config_));
 }
 
-RtdPairImpl& require_rtd_pair(MaskedLmImpl& model, const std::string& what) {
-  auto* pair = model.rtd_pair();
-  if (!pair) throw CheckpointError(what);
-  return *pair;
-}
-
 }  // namespace mlm::model

@@ -71,10 +71,6 @@ class RtdPairImpl : public MaskedLmImpl {
 };
 TORCH_MODULE(RtdPair);
 
-/// The rtd pair `model` holds (MaskedLmImpl::rtd_pair()); CheckpointError naming `what` when
-/// it is a single network.
-RtdPairImpl& require_rtd_pair(MaskedLmImpl& model, const std::string& what);
-
 // ---- the Hugging Face format of the two networks (rtd_pair_weights.cpp) ------------------------
 
 /// The two networks as `transformers` loads them: the generator's masked-LM keys, and the
