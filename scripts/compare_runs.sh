@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Behaviour unchanged by a refactoring: the same short runs of five reference configurations
+# Behaviour unchanged by a refactoring: the same short runs of seven reference configurations
 # (BERT tiny; BERT mini with SOP, whole-word masking and accumulation; ModernBERT mini; ELECTRA
-# mini, generator and discriminator; RoBERTa at tiny's size), made
+# mini, generator and discriminator; RoBERTa at tiny's size; DeBERTa-v3 mini; DeBERTa-v3 mini's
+# generator and discriminator with GDES), made
 # by two builds, must write the same metrics.jsonl rows (timing fields aside) and byte-equal
 # weights, both at the end of STEPS steps and after each build resumed its run for 5 more.
 # (optimizer.pt is compared through that resume: its bytes name tensors by address.)
@@ -26,6 +27,8 @@ declare -A extra=(
   [modernbert-mini]="--config $root/configs/modernbert-mini.yaml --set model.max_position_embeddings=128"
   [electra-mini]="--config $root/configs/electra-mini.yaml --set model.max_position_embeddings=128"
   [roberta-tiny]="--config $root/configs/tiny.yaml --set model.architecture=roberta"
+  [deberta-v3-mini]="--config $root/configs/deberta-v3-mini.yaml"
+  [deberta-v3-rtd-mini]="--config $root/configs/deberta-v3-rtd-mini.yaml"
 )
 
 # Timing fields differ from run to run; everything else must not.
@@ -38,7 +41,7 @@ for line in open(sys.argv[1]):
     print(json.dumps(row, sort_keys=True))' "$1"; }
 
 status=0
-for name in tiny mini-sop modernbert-mini electra-mini roberta-tiny; do
+for name in tiny mini-sop modernbert-mini electra-mini roberta-tiny deberta-v3-mini deberta-v3-rtd-mini; do
   for side in old new; do
     bin="$old"; [[ $side == new ]] && bin="$new"
     for run in "train.max_steps=$steps" "train.max_steps=$((steps + 5)) --resume latest"; do

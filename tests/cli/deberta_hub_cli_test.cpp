@@ -133,7 +133,7 @@ TEST(DebertaHubCli, BadInputIsOneLineExitTwoNothingWritten) {
   ASSERT_EQ(run_tool("mlm-train", dir, hub_args(dir, hub, "rtd", run_dir), false).exit_code, 0);
   const auto pair = export_to(dir, run_dir / "checkpoints" / "step_00000004", "pair");
   refused("generator", pair, {"--set", "model.generator_layers_ratio=1"},
-          {pair.string(), "generator 32 x 1 layers", "give 32 x 2"});
+          {pair.string(), "generator num_hidden_layers 1", "model.generator_layers_ratio gives 2"});
 
   // An attention type mlm-train does not compute, in config.json's string form.
   auto json = nlohmann::json::parse(std::ifstream(hub / "config.json"));

@@ -86,7 +86,7 @@ TEST(DebertaHubPair, EveryHubTensorLandsAndTheDiscriminatorComputesAsTransformer
   Hub hub;
   auto model = build(hub_shaped(config::Objective::rtd));
   init_from_pretrained(model, hub.path.string());
-  auto& pair = dynamic_cast<DebertaV2ForPreTrainingImpl&>(*model);
+  auto& pair = *model->rtd_pair();
 
   const auto discriminator = by_name(to_hf_pair(pair).discriminator);
   const auto generator = by_name(pair.generator->hf_state_dict());
@@ -162,7 +162,7 @@ TEST(DebertaHubPair, AGeneratorNarrowerThanTheHeadKeepsItsOwnAndTheRestLoads) {
   c.generator_hidden_ratio = 0.5;
   auto model = build(c);
   init_from_pretrained(model, hub.path.string());
-  auto& pair = dynamic_cast<DebertaV2ForPreTrainingImpl&>(*model);
+  auto& pair = *model->rtd_pair();
   EXPECT_EQ(pair.generator->config().hidden_size, 16);
   // The head whole or not at all: its E-wide LayerNorm would fit, but is not taken alone.
   const auto generator = by_name(pair.generator->hf_state_dict());

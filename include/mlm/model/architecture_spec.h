@@ -21,6 +21,8 @@
 
 namespace mlm::model {
 
+class RtdNetworks;
+
 /// The head transformers' ...ForSequenceClassification / ...ForTokenClassification puts on the
 /// encoder, its new weights drawn as transformers initialises them (seed first).
 class ClassificationHeadImpl : public torch::nn::Module {
@@ -96,7 +98,8 @@ class ArchitectureSpec {
   /// a sequence task, else one label per token.
   virtual ClassificationHead classification_head(MaskedLm encoder, bool per_sequence, int64_t num_labels) const = 0;
   /// The encoder's weights as a classification model of this architecture names them: the
-  /// keys of hf_state_dict() under encoder_key_prefixes() (ELECTRA's pair: its discriminator's).
+  /// keys of hf_state_dict() under encoder_key_prefixes() (a pair: its discriminator's, with
+  /// the tables as the export writes them).
   virtual TensorDict encoder_hf_state_dict(MaskedLm encoder) const;
   /// Forward FLOPs per token of a training step's model (the MLM head on the selected share
   /// `mlm_probability` of the tokens under model.sparse_head), 2 per multiply-add.
@@ -132,18 +135,33 @@ class ArchitectureSpec {
   virtual std::string layer_key_pattern() const = 0;
 
   /// Writes the export of `model` into the existing directory `dir`: config.json and the
-  /// weights. Returns the directories that hold a model (for the tokenizer files).
+  /// weights (a pair: its two directories). Returns the directories that hold a model (for the
+  /// tokenizer files).
   virtual std::vector<std::string> write_hf(MaskedLm model, const std::string& dir, WeightFormat format) const;
-  /// model.init_from: `dir`'s weights into `model` (pretrained/init_from.h).
+  /// model.init_from: `dir`'s weights into `model` (pretrained/init_from.h; a pair directory
+  /// through rtd/rtd_directory.h).
   virtual void init_from(MaskedLm model, const std::string& dir, const std::vector<NewTokenRow>& new_tokens) const;
 
-  // ---- a directory layout of its own (ELECTRA's generator/ + discriminator/) ---------------
+  /// The options a config.json may give that the weights alone do not tell apart, where
+  /// `theirs` differs from `ours` ("key value (set model.key: ours)", comma-separated; "" when
+  /// none): checked before loading a file into a model.
+  virtual std::string option_differences(const config::ModelConfig& ours, const config::ModelConfig& theirs) const {
+    return "";
+  }
+
+  // ---- replaced-token detection (model/rtd/) ------------------------------------------------
+  /// This architecture's generator, discriminator body and RTD head for the pair
+  /// (rtd/rtd_pair.h, model.objective rtd); nullptr where it has none.
+  virtual const RtdNetworks* rtd_networks() const { return nullptr; }
+
+  // ---- a directory layout of its own (the pair's generator/ + discriminator/) --------------
   /// Whether `dir` is laid out as this architecture's own kind of directory (not a plain
   /// Hugging Face model directory). Such a directory is opened and init_from through this spec.
-  virtual bool owns_directory(const std::string& dir) const { return false; }
+  /// By default: the pair's directory (rtd/rtd_directory.h) where rtd_networks() is given.
+  virtual bool owns_directory(const std::string& dir) const;
   /// The model config of an owned directory, on top of `base`; where its tokenizer files are.
   virtual config::ModelConfig directory_config(const std::string& dir, config::ModelConfig base) const;
-  virtual std::string tokenizer_directory(const std::string& dir) const { return dir; }
+  virtual std::string tokenizer_directory(const std::string& dir) const;
 };
 
 }  // namespace mlm::model

@@ -54,6 +54,8 @@ struct MlmOutput {
   torch::Tensor rtd_logits;    // [B,S] fp32 (0 at the padding), only when requested
 };
 
+class RtdPairImpl;  // rtd/rtd_pair.h
+
 class MaskedLmImpl : public torch::nn::Module {
  public:
   /// Loss sums (not means) over the selected positions: the trainer divides by the global
@@ -91,6 +93,8 @@ class MaskedLmImpl : public torch::nn::Module {
   virtual bool has_nsp_head() const { return false; }
   /// A generator and a discriminator (objective rtd): forward() fills the rtd_* outputs.
   virtual bool has_rtd() const { return false; }
+  /// The replaced-token-detection pair this is (rtd/rtd_pair.h), or nullptr for one network.
+  virtual RtdPairImpl* rtd_pair() { return nullptr; }
 
   int64_t vocab_size() const { return vocab_size_; }          // unpadded
   int64_t padded_vocab_size() const { return padded_vocab_; }

@@ -76,6 +76,11 @@ torch::Tensor DebertaV2ModelImpl::forward(const torch::Tensor& input_ids, const 
   return encode(embeddings(input_ids, token_type_ids, attention_mask), bias);
 }
 
+torch::Tensor DebertaV2ModelImpl::hidden_states(const torch::Tensor& embedded, const MlmInputs& in,
+                                                const torch::Tensor& bias, const TokenLayout&) {
+  return encode(embeddings->normalize(embedded, in.has_padding ? in.attention_mask : torch::Tensor()), bias);
+}
+
 std::pair<torch::Tensor, RelativeWindow> DebertaV2ModelImpl::relative_rows(int64_t seq, const torch::Device& device) {
   if (!rel_embeddings) return {};
   auto window = deberta_relative_window(seq, buckets_, max_relative_, span_, device);
@@ -101,7 +106,7 @@ torch::Tensor DebertaV2ModelImpl::encode(const torch::Tensor& embedded, const to
 }
 
 DebertaV2ForMaskedLMImpl::DebertaV2ForMaskedLMImpl(const config::ModelConfig& c, int64_t vocab_size, int64_t pad_id)
-    : MaskedLmImpl(c, vocab_size, pad_id) {
+    : RtdGeneratorImpl(c, vocab_size, pad_id) {
   deberta = register_module("deberta", DebertaV2Model(c, padded_vocab_, pad_id));
   predictions = add_container(*this, "cls")->register_module(
       "predictions", MlmHead(c.hidden_size, config::electra_embedding_size(c), c.hidden_act, c.layer_norm_eps,

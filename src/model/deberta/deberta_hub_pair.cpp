@@ -26,16 +26,10 @@
 namespace mlm::model {
 namespace {
 
-// The tables the generator owns and the discriminator reads (deberta_rtd.h).
-bool is_hub_shared_table(const std::string& key) {
-  return key == "deberta.embeddings.word_embeddings.weight" || key == "deberta.embeddings.position_embeddings.weight" ||
-         key == "deberta.embeddings.token_type_embeddings.weight";
-}
-
-// Where a hub key goes in the pair's layout (DebertaV2ForPreTrainingImpl::hf_state_dict), or
-// empty for a key the pair has no place for.
-std::string pair_key_of(const std::string& key) {
-  if (is_hub_shared_table(key) || key.starts_with("cls.predictions.")) return "generator." + key;
+// Where a hub key goes in the pair's layout (RtdPairImpl::hf_state_dict), or empty for a key
+// the pair has no place for. The tables are the generator's, which the discriminator reads.
+std::string pair_key_of(const RtdGeneratorImpl& generator, const std::string& key) {
+  if (generator.is_shared_key(key) || key.starts_with("cls.predictions.")) return "generator." + key;
   if (key.starts_with("deberta.") || key.starts_with("mask_predictions.")) return "discriminator." + key;
   return "";
 }
@@ -44,7 +38,7 @@ bool is_generator_head(const std::string& pair_key) { return pair_key.starts_wit
 
 }  // namespace
 
-void init_deberta_pair_from_discriminator(DebertaV2ForPreTrainingImpl& model, const std::string& dir) {
+void init_deberta_pair_from_discriminator(RtdPairImpl& model, const std::string& dir) {
   namespace fs = std::filesystem;
   const auto config_path = (fs::path(dir) / "config.json").string();
   if (!fs::exists(config_path)) throw CheckpointError(dir + ": no config.json");
@@ -86,7 +80,7 @@ void init_deberta_pair_from_discriminator(DebertaV2ForPreTrainingImpl& model, co
   // cannot take its H-wide dense, and half a head would be neither the file's nor the init's.
   bool head_fits = true;
   for (const auto& [key, t] : file) {
-    const auto target = pair_key_of(key);
+    const auto target = pair_key_of(*model.generator, key);
     const auto it = state.find(target);
     if (is_generator_head(target) && it != state.end() && it->second.sizes() != t.sizes()) head_fits = false;
   }
@@ -96,7 +90,7 @@ void init_deberta_pair_from_discriminator(DebertaV2ForPreTrainingImpl& model, co
   for (size_t i = 0; i < file.size(); ++i) {
     const auto& [key, t] = file[i];
     const auto& name = raw[i].first;
-    const auto target = pair_key_of(key);
+    const auto target = pair_key_of(*model.generator, key);
     const auto it = state.find(target);
     if (key == "deberta.embeddings.position_ids") {
       buffers.push_back(name);  // the positions older transformers releases saved: no weight
@@ -113,7 +107,7 @@ void init_deberta_pair_from_discriminator(DebertaV2ForPreTrainingImpl& model, co
   }
   for (const auto& [key, t] : state) {
     const bool from_discriminator = key.starts_with("discriminator.") && key.find("_delta") == std::string::npos;
-    const bool table = key.starts_with("generator.") && is_hub_shared_table(key.substr(10));
+    const bool table = key.starts_with("generator.") && model.generator->is_shared_key(key.substr(10));
     if ((from_discriminator || table) && !from_file.count(key)) match.missing.push_back(key + " " + shape_str(t));
   }
   if (!match.ok())

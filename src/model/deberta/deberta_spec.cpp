@@ -7,8 +7,8 @@
 #include "mlm/model/deberta/deberta_attention_under_test.h"
 #include "mlm/model/deberta/deberta_config_json.h"
 #include "mlm/model/deberta/deberta_rtd.h"
-#include "mlm/model/electra/electra.h"
 #include "mlm/model/hf/config_fields.h"
+#include "mlm/model/rtd/rtd_directory.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::model {
@@ -68,37 +68,17 @@ class DebertaV2Spec : public ArchitectureSpec {
   std::vector<std::string> encoder_key_prefixes() const override { return {"deberta."}; }
 
   MaskedLm build(const config::ModelConfig& config, int64_t vocab_rows, int64_t pad_id) const override {
-    if (config.objective == config::Objective::rtd) return DebertaV2ForPreTraining(config, vocab_rows, pad_id);
+    if (config.objective == config::Objective::rtd) return RtdPair(*this, config, vocab_rows, pad_id);
     return DebertaV2ForMaskedLM(config, vocab_rows, pad_id);
   }
 
-  // A pair's encoder is its discriminator, with the tables as the export writes them.
-  TensorDict encoder_hf_state_dict(MaskedLm encoder) const override {
-    auto* pair = dynamic_cast<DebertaV2ForPreTrainingImpl*>(encoder.get());
-    return keys_under(pair ? to_hf_pair(*pair).discriminator : encoder->hf_state_dict(), encoder_key_prefixes());
-  }
-
-  std::vector<std::string> write_hf(MaskedLm model, const std::string& dir, WeightFormat format) const override {
-    auto* pair = dynamic_cast<DebertaV2ForPreTrainingImpl*>(model.get());
-    if (!pair) return ArchitectureSpec::write_hf(model, dir, format);
-    write_deberta_pair(*pair, dir, format);
-    return {(fs::path(dir) / "generator").string(), (fs::path(dir) / "discriminator").string()};
+  const RtdNetworks* rtd_networks() const override { return &deberta_rtd_networks(); }
+  std::string option_differences(const config::ModelConfig& ours, const config::ModelConfig& theirs) const override {
+    return deberta_option_differences(ours, theirs);
   }
 
   void init_from(MaskedLm model, const std::string& dir, const std::vector<NewTokenRow>& new_tokens) const override {
-    auto* pair = dynamic_cast<DebertaV2ForPreTrainingImpl*>(model.get());
-    if (is_deberta_pair_dir(dir)) {
-      if (!new_tokens.empty())
-        throw CheckpointError(dir + ": tokenizer.add_tokens does not grow a DeBERTa generator and discriminator "
-                              "pair; continue one network, or add the tokens before pretraining the pair");
-      if (!pair)
-        throw CheckpointError(dir + ": holds a DeBERTa generator and discriminator; continue the pair with "
-                              "model.objective rtd, or the generator with model.init_from " +
-                              (fs::path(dir) / "generator").string());
-      init_deberta_pair(*pair, dir);
-      return;
-    }
-    if (pair) {
+    if (auto* pair = model->rtd_pair(); pair && !owns_directory(dir)) {
       // One network: a hub deberta-v3 checkpoint (the discriminator), continued as a pair.
       if (!new_tokens.empty())
         throw CheckpointError(dir + ": tokenizer.add_tokens does not grow a DeBERTa checkpoint continued as a "
@@ -106,17 +86,10 @@ class DebertaV2Spec : public ArchitectureSpec {
       init_deberta_pair_from_discriminator(*pair, dir);
       return;
     }
-    require_same_deberta_options(model->config(), (fs::path(dir) / "config.json").string());
+    if (!owns_directory(dir)) require_same_deberta_options(model->config(), (fs::path(dir) / "config.json").string());
     ArchitectureSpec::init_from(model, dir, new_tokens);
   }
 
-  bool owns_directory(const std::string& dir) const override { return is_deberta_pair_dir(dir); }
-  config::ModelConfig directory_config(const std::string& dir, config::ModelConfig base) const override {
-    return deberta_pair_config(dir, std::move(base));
-  }
-  std::string tokenizer_directory(const std::string& dir) const override {
-    return (fs::path(dir) / "discriminator").string();
-  }
   ClassificationHead classification_head(MaskedLm encoder, bool per_sequence, int64_t num_labels) const override {
     return ClassificationHead(
         std::make_shared<DebertaClassificationHeadImpl>(encoder->config(), per_sequence, num_labels));
@@ -157,9 +130,8 @@ class DebertaV2Spec : public ArchitectureSpec {
       return embeddings + static_cast<double>(c.num_hidden_layers) * layer + relative + h * e + vocab_rows;
     // rtd: the generator with the tables, the discriminator's layers and RTD head (and the
     // delta under gdes).
-    const double delta = c.embedding_sharing == config::EmbeddingSharing::gdes ? vocab_rows * e : 0;
     return estimated_parameters(generator_config(c), vocab_rows) + static_cast<double>(c.num_hidden_layers) * layer +
-           relative + (e != h ? e * h : 0) + h * h + h + delta;
+           relative + (e != h ? e * h : 0) + h * h + h + rtd_delta_parameters(c, vocab_rows);
   }
 
   config::ModelConfig config_from_hf(const nlohmann::json& json, const std::string& path,

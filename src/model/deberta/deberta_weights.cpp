@@ -45,6 +45,24 @@ TensorDict deberta_hf_views(DebertaV2ForMaskedLMImpl& m, const std::function<tor
 
 }  // namespace
 
+TensorDict DebertaV2ModelImpl::hf_views(const PickTensor& pick) {
+  TensorDict out;
+  for (const auto& item : named_parameters()) out.emplace_back("deberta." + item.key(), pick(item.value()));
+  return out;
+}
+
+std::string DebertaV2ForMaskedLMImpl::word_embeddings_key() const { return "deberta.embeddings.word_embeddings.weight"; }
+
+// The generator's tables, which the discriminator reads (its own embed_proj and LayerNorm are not).
+bool DebertaV2ForMaskedLMImpl::is_shared_key(const std::string& key) const {
+  return key == word_embeddings_key() || key == "deberta.embeddings.position_embeddings.weight" ||
+         key == "deberta.embeddings.token_type_embeddings.weight";
+}
+
+bool DebertaV2ForMaskedLMImpl::is_tied_decoder_key(const std::string& key) const { return is_deberta_tied_copy(key); }
+
+bool DebertaV2ForMaskedLMImpl::is_buffer_key(const std::string& key) const { return is_deberta_position_ids(key); }
+
 TensorDict DebertaV2ForMaskedLMImpl::hf_state_dict() {
   return deberta_hf_views(*this, [](const torch::Tensor& p) { return p.detach(); });
 }

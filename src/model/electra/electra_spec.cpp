@@ -6,6 +6,7 @@
 #include "mlm/model/bert/classification_heads.h"
 #include "mlm/model/electra/electra.h"
 #include "mlm/model/electra/electra_hf.h"
+#include "mlm/model/rtd/rtd_directory.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::model {
@@ -22,20 +23,13 @@ class ElectraSpec : public ArchitectureSpec {
   std::vector<std::string> encoder_key_prefixes() const override { return {"electra."}; }
 
   MaskedLm build(const config::ModelConfig& config, int64_t vocab_rows, int64_t pad_id) const override {
-    if (config.objective == config::Objective::rtd) return ElectraForPreTraining(config, vocab_rows, pad_id);
+    if (config.objective == config::Objective::rtd) return RtdPair(*this, config, vocab_rows, pad_id);
     return ElectraForMaskedLM(config, vocab_rows, pad_id);
   }
 
   ClassificationHead classification_head(MaskedLm encoder, bool per_sequence, int64_t num_labels) const override {
     return ClassificationHead(std::make_shared<DenseClassificationHeadImpl>(
         encoder->config(), per_sequence, num_labels, [](const torch::Tensor& x) { return torch::gelu(x); }));
-  }
-
-  // A pair's encoder is its discriminator, with the embeddings as the export writes them
-  // (under gdes the sum); a generator alone is its own.
-  TensorDict encoder_hf_state_dict(MaskedLm encoder) const override {
-    auto* pair = dynamic_cast<ElectraForPreTrainingImpl*>(encoder.get());
-    return keys_under(pair ? to_hf_pair(*pair).discriminator : encoder->hf_state_dict(), encoder_key_prefixes());
   }
 
   // Embedding projection E -> H, BERT layers; the generator's head H -> E and decoder E x V on
@@ -67,7 +61,8 @@ class ElectraSpec : public ArchitectureSpec {
     if (c.objective == config::Objective::rtd) {
       const auto g = config::generator_shape(c);
       total += network(static_cast<double>(g.hidden_size), static_cast<double>(g.num_hidden_layers),
-                       static_cast<double>(g.intermediate_size));
+                       static_cast<double>(g.intermediate_size)) +
+               rtd_delta_parameters(c, vocab_rows);
     }
     return total;
   }
@@ -85,40 +80,16 @@ class ElectraSpec : public ArchitectureSpec {
   }
   std::string layer_key_pattern() const override { return R"(encoder\.layer\.(\d+)\.)"; }
 
-  std::vector<std::string> write_hf(MaskedLm model, const std::string& dir, WeightFormat format) const override {
-    auto* pair = dynamic_cast<ElectraForPreTrainingImpl*>(model.get());
-    if (!pair) return ArchitectureSpec::write_hf(model, dir, format);
-    write_electra_pair(*pair, dir, format);
-    return {(fs::path(dir) / "generator").string(), (fs::path(dir) / "discriminator").string()};
-  }
+  const RtdNetworks* rtd_networks() const override { return &electra_rtd_networks(); }
 
+  // A directory of one network continued as a pair: refused (the hub has ELECTRA's pairs whole).
   void init_from(MaskedLm model, const std::string& dir, const std::vector<NewTokenRow>& new_tokens) const override {
-    if (is_electra_pair_dir(dir)) {
-      if (!new_tokens.empty())
-        throw CheckpointError(dir + ": tokenizer.add_tokens does not grow an ELECTRA generator and discriminator "
-                              "pair; continue one network, or add the tokens before pretraining the pair");
-      auto* pair = dynamic_cast<ElectraForPreTrainingImpl*>(model.get());
-      if (!pair)
-        throw CheckpointError(dir + ": holds an ELECTRA generator and discriminator; continue the pair with "
-                              "model.architecture electra and model.objective rtd, or one of them with "
-                              "model.init_from " + (fs::path(dir) / "generator").string());
-      init_electra_pair(*pair, dir);
-      return;
-    }
     const auto config_path = (fs::path(dir) / "config.json").string();
-    if (model->has_rtd() && fs::exists(config_path))
+    if (model->has_rtd() && !owns_directory(dir) && fs::exists(config_path))
       throw CheckpointError(config_path + ": one network, but model.objective rtd continues a generator and its "
                             "discriminator: a directory holding generator/ and discriminator/ (as mlm-export "
                             "writes them)");
     ArchitectureSpec::init_from(model, dir, new_tokens);
-  }
-
-  bool owns_directory(const std::string& dir) const override { return is_electra_pair_dir(dir); }
-  config::ModelConfig directory_config(const std::string& dir, config::ModelConfig base) const override {
-    return electra_pair_config(dir, std::move(base));
-  }
-  std::string tokenizer_directory(const std::string& dir) const override {
-    return (fs::path(dir) / "discriminator").string();
   }
 };
 

@@ -1,6 +1,6 @@
 // ELECTRA's Hugging Face weight format: transformers' ElectraForMaskedLM (the generator) and
-// ElectraForPreTraining (the discriminator) key names, vocabulary unpadded, q/k/v split as
-// BERT's; the pair's own layout for model.pt; the strict import of either.
+// ElectraForPreTraining (the discriminator's body) key names, vocabulary unpadded, q/k/v split
+// as BERT's; the strict import of the generator (the pair's: rtd/rtd_pair_weights.cpp).
 #include <fmt/format.h>
 
 #include <map>
@@ -15,7 +15,6 @@ namespace mlm::model {
 namespace {
 
 constexpr const char* kGeneratorDecoder = "generator_lm_head.weight";  // tied: the word embeddings
-constexpr const char* kDeltaKey = "electra.embeddings.word_embeddings_delta";
 const std::string kEmbeddingPrefix = "electra.embeddings.";
 
 PickTensor detached() {
@@ -52,27 +51,6 @@ TensorDict generator_views(ElectraForMaskedLMImpl& g, const PickTensor& pick) {
   out.emplace_back("generator_predictions.dense.bias", pick(head.transform_dense->bias));
   out.emplace_back(kGeneratorDecoder, words);
   out.emplace_back("generator_lm_head.bias", first_rows(pick(head.bias), vocab));
-  return out;
-}
-
-// The discriminator's own tensors, without the embeddings.
-TensorDict discriminator_views(ElectraForPreTrainingImpl& m, const PickTensor& pick) {
-  TensorDict out;
-  add_electra_body(out, *m.discriminator, pick);
-  auto& head = *m.discriminator_predictions;
-  out.emplace_back("discriminator_predictions.dense.weight", pick(head.dense->weight));
-  out.emplace_back("discriminator_predictions.dense.bias", pick(head.dense->bias));
-  out.emplace_back("discriminator_predictions.dense_prediction.weight", pick(head.dense_prediction->weight));
-  out.emplace_back("discriminator_predictions.dense_prediction.bias", pick(head.dense_prediction->bias));
-  return out;
-}
-
-// The pair in one dict, as model.pt holds it (see electra.h).
-TensorDict pair_views(ElectraForPreTrainingImpl& m, const PickTensor& pick) {
-  TensorDict out;
-  for (auto& [key, t] : generator_views(*m.generator, pick)) out.emplace_back("generator." + key, t);
-  if (m.gdes()) out.emplace_back(std::string("discriminator.") + kDeltaKey, first_rows(pick(m.word_embeddings_delta), m.vocab_size()));
-  for (auto& [key, t] : discriminator_views(m, pick)) out.emplace_back("discriminator." + key, t);
   return out;
 }
 
@@ -137,73 +115,21 @@ void ElectraForMaskedLMImpl::load_hf_state_dict(const TensorDict& state, const s
   warn_untied_decoder(source, word_embeddings().narrow(0, 0, vocab_size()), origin);
 }
 
-TensorDict ElectraForPreTrainingImpl::hf_state_dict() { return pair_views(*this, detached()); }
-
-TensorDict ElectraForPreTrainingImpl::hf_gradients() { return pair_views(*this, gradients()); }
-
-void ElectraForPreTrainingImpl::load_hf_state_dict(const TensorDict& state, const std::string& origin) {
-  const auto source = by_name(state, origin);
-  const auto expected = hf_state_dict();
-  static const std::string tied_decoder = std::string("generator.") + kGeneratorDecoder;
-  const auto tied = [](const std::string& k) { return k == tied_decoder; };
-  const auto none = [](const std::string&) { return false; };
-  check(match_keys(expected, source, tied, none), origin, shape_of(*this, "ELECTRA pair (model.objective rtd)"));
-  reset_padded_rows(*generator);
-  if (gdes()) {
-    torch::NoGradGuard no_grad;
-    word_embeddings_delta.zero_();
-  }
-  copy_matched(expected, source, tied);
+TensorDict ElectraBodyImpl::hf_views(const PickTensor& pick) {
+  TensorDict out;
+  add_electra_body(out, *this, pick);
+  return out;
 }
 
-ElectraHfPair to_hf_pair(ElectraForPreTrainingImpl& m) {
-  ElectraHfPair pair;
-  pair.generator = generator_views(*m.generator, detached());
-  // The discriminator's embeddings are the generator's (under gdes its token embeddings the sum).
-  for (const auto& [key, t] : pair.generator) {
-    if (!under_prefix(key, kEmbeddingPrefix)) continue;
-    const bool words = key == kEmbeddingPrefix + "word_embeddings.weight";
-    pair.discriminator.emplace_back(
-        key, words && m.gdes() ? t + first_rows(m.word_embeddings_delta.detach(), m.vocab_size()) : t);
-  }
-  for (auto& item : discriminator_views(m, detached())) pair.discriminator.push_back(std::move(item));
-  return pair;
+std::string ElectraForMaskedLMImpl::word_embeddings_key() const { return kEmbeddingPrefix + "word_embeddings.weight"; }
+
+// The discriminator reads the generator's whole embeddings module (its LayerNorm too).
+bool ElectraForMaskedLMImpl::is_shared_key(const std::string& key) const {
+  return under_prefix(key, kEmbeddingPrefix) && !is_buffer(key);
 }
 
-void load_hf_pair(ElectraForPreTrainingImpl& m, const ElectraHfPair& pair, const std::string& generator_origin,
-                  const std::string& discriminator_origin) {
-  // The generator first, with its embeddings; then the discriminator's own tensors, and its
-  // embeddings checked against the generator's (shared) or taken as generator + delta (gdes).
-  m.generator->load_hf_state_dict(pair.generator, generator_origin);
-  const auto source = by_name(pair.discriminator, discriminator_origin);
-  const auto expected = to_hf_pair(m).discriminator;
-  check(match_keys(expected, source, [](const std::string&) { return false; }, is_buffer), discriminator_origin,
-        shape_of(m, "ELECTRA discriminator"));
-  const auto ours_by_name = by_name(expected, discriminator_origin);
-  copy_matched(discriminator_views(m, detached()), source, [](const std::string&) { return false; });
+bool ElectraForMaskedLMImpl::is_tied_decoder_key(const std::string& key) const { return key == kGeneratorDecoder; }
 
-  if (m.gdes()) {
-    torch::NoGradGuard no_grad;
-    m.word_embeddings_delta.zero_();  // its padded rows are in no file
-  }
-  std::vector<std::string> differing;
-  for (const auto& [key, theirs] : source) {
-    if (!under_prefix(key, kEmbeddingPrefix) || is_buffer(key)) continue;
-    const auto& ours = ours_by_name.at(key);
-    const bool words = key == kEmbeddingPrefix + "word_embeddings.weight";
-    if (words && m.gdes()) {
-      torch::NoGradGuard no_grad;
-      m.word_embeddings_delta.narrow(0, 0, m.vocab_size())
-          .copy_(theirs.to(torch::kFloat32) - m.word_embeddings().narrow(0, 0, m.vocab_size()).cpu());
-    } else if (!torch::equal(theirs.to(torch::kFloat32), ours.to(torch::kFloat32).cpu())) {
-      differing.push_back(key);
-    }
-  }
-  if (!differing.empty())
-    throw CheckpointError(discriminator_origin + ": the discriminator's " + join_limited(differing) +
-                          " differ from the generator's (" + generator_origin +
-                          "), which ELECTRA shares" +
-                          (m.gdes() ? "" : "; model.embedding_sharing: gdes keeps the token embeddings apart"));
-}
+bool ElectraForMaskedLMImpl::is_buffer_key(const std::string& key) const { return is_buffer(key); }
 
 }  // namespace mlm::model

@@ -101,9 +101,6 @@ struct BertHfNames {
   static BertHfNames of(config::Architecture architecture);
 };
 
-/// What a weight view shows of a parameter: the weight itself (detached) or its gradient.
-using PickTensor = std::function<torch::Tensor(const torch::Tensor&)>;
-
 /// Appends the HF keys of one BERT layer under `prefix` (e.g. "bert.encoder.layer.3."), query,
 /// key and value split from the fused matrix; shared by every model built of BertLayers.
 void add_hf_layer_views(TensorDict& out, const std::string& prefix, BertLayerImpl& layer, const PickTensor& pick);

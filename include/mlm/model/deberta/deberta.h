@@ -28,6 +28,7 @@
 #include "mlm/model/bert/mlm_head.h"
 #include "mlm/model/layers.h"
 #include "mlm/model/masked_lm.h"
+#include "mlm/model/rtd/rtd_networks.h"
 
 namespace mlm::model {
 
@@ -95,8 +96,9 @@ struct DebertaV2LayerImpl : torch::nn::Module {
 };
 TORCH_MODULE(DebertaV2Layer);
 
-/// The encoder ("deberta"): embeddings, layers, the relative-position embeddings and their norm.
-struct DebertaV2ModelImpl : torch::nn::Module {
+/// The encoder ("deberta"): embeddings, layers, the relative-position embeddings and their norm;
+/// without tables, the RTD pair's discriminator (deberta_rtd.h).
+struct DebertaV2ModelImpl : RtdDiscriminatorImpl {
   /// `own_tables`: as DebertaV2EmbeddingsImpl's.
   DebertaV2ModelImpl(const config::ModelConfig& config, int64_t padded_vocab, int64_t pad_id,
                      bool own_tables = true);
@@ -110,6 +112,14 @@ struct DebertaV2ModelImpl : torch::nn::Module {
   /// without relative_attention).
   std::pair<torch::Tensor, RelativeWindow> relative_rows(int64_t seq, const torch::Device& device);
 
+  // As the pair's discriminator: its own embed_proj and LayerNorm on the generator's tables,
+  // then the layers (padded: DeBERTa's layers run on the padded batch).
+  torch::Tensor hidden_states(const torch::Tensor& embedded, const MlmInputs& inputs,
+                              const torch::Tensor& attention_bias, const TokenLayout& layout) override;
+  void set_checkpoint_layers(bool on) override { checkpoint_layers = on; }
+  /// deberta.<parameter name> of each parameter.
+  TensorDict hf_views(const PickTensor& pick) override;
+
   DebertaV2Embeddings embeddings{nullptr};
   torch::nn::ModuleList layers{nullptr};          // "encoder.layer"
   torch::nn::Embedding rel_embeddings{nullptr};   // "encoder.rel_embeddings", relative_attention
@@ -121,7 +131,7 @@ struct DebertaV2ModelImpl : torch::nn::Module {
 };
 TORCH_MODULE(DebertaV2Model);
 
-class DebertaV2ForMaskedLMImpl : public MaskedLmImpl {
+class DebertaV2ForMaskedLMImpl : public RtdGeneratorImpl {
  public:
   /// Initialised as transformers does: normal(0, initializer_range) linear and embedding
   /// weights, zero biases, LayerNorm 1 / 0, the [PAD] and padded rows zero.
@@ -139,12 +149,17 @@ class DebertaV2ForMaskedLMImpl : public MaskedLmImpl {
     deberta->checkpoint_layers = phase.activation_checkpointing;
   }
 
-  /// The logits [M, padded_vocab] of the selected positions of `inputs`.
-  torch::Tensor selected_logits(const MlmInputs& inputs);
-  /// score() for a pair holding this network as its generator.
-  MlmOutput score_logits(const torch::Tensor& logits, const torch::Tensor& labels, bool return_logits) const {
-    return score(logits, labels, return_logits);
+  // ---- as the pair's generator (rtd/rtd_networks.h) ----
+  torch::Tensor selected_logits(const MlmInputs& inputs) override;
+  torch::Tensor token_vectors(const torch::Tensor& ids) override { return deberta->embeddings->word_embeddings(ids); }
+  torch::Tensor add_shared_tables(const torch::Tensor& words, const MlmInputs& inputs) override {
+    return deberta->embeddings->add_tables(words, inputs.token_type_ids);
   }
+  torch::Tensor decoder_bias() const override { return predictions->bias; }
+  std::string word_embeddings_key() const override;
+  bool is_shared_key(const std::string& key) const override;
+  bool is_tied_decoder_key(const std::string& key) const override;
+  bool is_buffer_key(const std::string& key) const override;
 
   DebertaV2Model deberta{nullptr};
   MlmHead predictions{nullptr};  // "cls.predictions"

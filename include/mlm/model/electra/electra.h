@@ -3,13 +3,12 @@
 // embeddings E wide, each network projecting E -> its width where they differ).
 //
 // ElectraForMaskedLM is the generator, a MaskedLm of its own (architecture electra with
-// objective mlm, and the generator half of an export). ElectraForPreTraining (objective rtd)
-// holds a generator and the encoder being trained, the discriminator, as one MaskedLm: the
-// generator sees the masked sequence and is scored on the selected positions (mlm_loss_sum,
-// mlm_correct); its Gumbel-max samples replace those positions, and the discriminator tells
-// every non-padding token of the corrupted sequence original or replaced (rtd_* of MlmOutput).
+// objective mlm, and the generator half of an export). Objective rtd is the pair of
+// rtd/rtd_pair.h with ELECTRA's networks (electra_rtd.cpp): this generator, an ElectraBody as
+// the discriminator (which reads the generator's whole embeddings module: tables, LayerNorm)
+// and the DiscriminatorHead (module name discriminator_predictions).
 //
-// Module tree (named_parameters()) of ElectraForPreTraining:
+// Module tree (named_parameters()) of the pair:
 //   generator.embeddings.{word_embeddings,position_embeddings,token_type_embeddings,
 //     LayerNorm}.*  (shared by both networks; the word embeddings are the generator's tied
 //     decoder), generator.body.{embeddings_project,encoder.layer.N}.*,
@@ -19,12 +18,7 @@
 //   discriminator_predictions.{dense,dense_prediction}.*
 //
 // The Hugging Face format (electra_weights.cpp): the generator as ElectraForMaskedLM, the
-// discriminator as ElectraForPreTraining, each with the embeddings (under gdes the
-// discriminator's token embeddings are the sum). ElectraForPreTraining's hf_state_dict() holds
-// the pair as "generator.<key>" and "discriminator.<key>", the discriminator's shared
-// embeddings left out and under gdes its delta as
-// discriminator.electra.embeddings.word_embeddings_delta, so that model.pt restores every
-// parameter bit for bit.
+// discriminator as ElectraForPreTraining, each with the embeddings (electra.embeddings.*).
 #include <torch/torch.h>
 
 #include <optional>
@@ -34,12 +28,13 @@
 #include "mlm/model/bert/embeddings.h"
 #include "mlm/model/bert/mlm_head.h"
 #include "mlm/model/masked_lm.h"
+#include "mlm/model/rtd/rtd_networks.h"
 
 namespace mlm::model {
 
 /// One network after the embeddings ("electra" less its embeddings): the projection E -> H
 /// where they differ, then BERT layers.
-struct ElectraBodyImpl : torch::nn::Module {
+struct ElectraBodyImpl : RtdDiscriminatorImpl {
   /// `shape`: the network's own sizes (hidden_size, layers, heads, intermediate).
   ElectraBodyImpl(const config::ModelConfig& shape, int64_t embedding_size);
 
@@ -48,17 +43,22 @@ struct ElectraBodyImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& embedded, const torch::Tensor& attention_bias,
                         const TokenLayout& layout, const torch::Tensor& positions = {});
 
+  // As the pair's discriminator: forward() on the generator's embeddings.
+  torch::Tensor hidden_states(const torch::Tensor& embedded, const MlmInputs& inputs,
+                              const torch::Tensor& attention_bias, const TokenLayout& layout) override {
+    return forward(embedded, attention_bias, layout);
+  }
+  void set_checkpoint_layers(bool on) override { checkpoint_layers = on; }
+  /// electra.embeddings_project.* and electra.encoder.layer.N.* (q/k/v split as BERT's).
+  TensorDict hf_views(const PickTensor& pick) override;
+
   torch::nn::Linear embeddings_project{nullptr};
   torch::nn::ModuleList layers{nullptr};  // "encoder.layer"
   bool checkpoint_layers = false;         // model.activation_checkpointing
 };
 TORCH_MODULE(ElectraBody);
 
-/// The generator's config inside objective rtd: `config` with the generator's shape
-/// (config::generator_shape) and objective mlm.
-config::ModelConfig generator_config(const config::ModelConfig& config);
-
-class ElectraForMaskedLMImpl : public MaskedLmImpl {
+class ElectraForMaskedLMImpl : public RtdGeneratorImpl {
  public:
   /// `config`: this network's own shape (hidden_size, layers, ...) and embedding_size.
   ElectraForMaskedLMImpl(const config::ModelConfig& config, int64_t vocab_size, int64_t pad_id);
@@ -75,14 +75,17 @@ class ElectraForMaskedLMImpl : public MaskedLmImpl {
     body->checkpoint_layers = phase.activation_checkpointing;
   }
 
-  /// The logits [M, padded_vocab] of the selected positions of `inputs`, the embeddings
-  /// [B,S,E] already made; the last layer runs on those positions only under sparse_head.
-  torch::Tensor selected_logits(const MlmInputs& inputs, const torch::Tensor& embedded,
-                                const torch::Tensor& attention_bias, const TokenLayout& layout);
-  /// score() for ElectraForPreTraining, which scores the generator's logits itself.
-  MlmOutput score_logits(const torch::Tensor& logits, const torch::Tensor& labels, bool return_logits) const {
-    return score(logits, labels, return_logits);
+  // ---- as the pair's generator (rtd/rtd_networks.h) ----
+  torch::Tensor selected_logits(const MlmInputs& inputs) override;
+  torch::Tensor token_vectors(const torch::Tensor& ids) override { return embeddings->word_embeddings(ids); }
+  torch::Tensor add_shared_tables(const torch::Tensor& words, const MlmInputs& inputs) override {
+    return embeddings->embed(words, inputs.token_type_ids);
   }
+  torch::Tensor decoder_bias() const override { return predictions->bias; }
+  std::string word_embeddings_key() const override;
+  bool is_shared_key(const std::string& key) const override;
+  bool is_tied_decoder_key(const std::string& key) const override;
+  bool is_buffer_key(const std::string& key) const override;
 
   BertEmbeddings embeddings{nullptr};
   ElectraBody body{nullptr};
@@ -91,10 +94,10 @@ class ElectraForMaskedLMImpl : public MaskedLmImpl {
 TORCH_MODULE(ElectraForMaskedLM);
 
 /// ElectraDiscriminatorPredictions: dense H->H, the activation, dense_prediction H->1.
-struct DiscriminatorHeadImpl : torch::nn::Module {
+struct DiscriminatorHeadImpl : RtdHeadImpl {
   explicit DiscriminatorHeadImpl(const config::ModelConfig& config);
   /// hidden [B,S,H] -> one logit per token [B,S] (replaced when > 0).
-  torch::Tensor forward(const torch::Tensor& hidden);
+  torch::Tensor forward(const torch::Tensor& hidden) override;
 
   torch::nn::Linear dense{nullptr}, dense_prediction{nullptr};
 
@@ -103,55 +106,7 @@ struct DiscriminatorHeadImpl : torch::nn::Module {
 };
 TORCH_MODULE(DiscriminatorHead);
 
-class ElectraForPreTrainingImpl : public MaskedLmImpl {
- public:
-  /// `config`: the discriminator's shape and the rtd keys; the generator's shape follows from
-  /// generator_config(). Initialised as transformers' Electra (BERT's init).
-  ElectraForPreTrainingImpl(const config::ModelConfig& config, int64_t vocab_size, int64_t pad_id);
-
-  MlmOutput forward(const MlmInputs& inputs, bool return_logits = false) override;
-  torch::Tensor last_hidden_states(const MlmInputs& inputs) override;
-  void init_weights() override;
-  torch::Tensor word_embeddings() const override { return generator->word_embeddings(); }
-  TensorDict hf_state_dict() override;
-  TensorDict hf_gradients() override;
-  void load_hf_state_dict(const TensorDict& state, const std::string& origin_for_errors) override;
-  void apply_phase_settings(const config::ModelConfig& phase) override {
-    MaskedLmImpl::apply_phase_settings(phase);
-    generator->apply_phase_settings(phase);
-    discriminator->checkpoint_layers = phase.activation_checkpointing;
-  }
-  bool has_rtd() const override { return true; }
-
-  bool gdes() const { return word_embeddings_delta.defined(); }
-
-  ElectraForMaskedLM generator{nullptr};
-  torch::Tensor word_embeddings_delta;  // [padded_vocab, E], gdes only
-  ElectraBody discriminator{nullptr};
-  DiscriminatorHead discriminator_predictions{nullptr};
-
- private:
-  /// The discriminator's embeddings of `ids`: the shared ones, or under gdes the generator's
-  /// token vectors (no gradient) plus the delta's.
-  torch::Tensor discriminator_embeddings(const torch::Tensor& ids, const torch::Tensor& token_type_ids);
-};
-TORCH_MODULE(ElectraForPreTraining);
-
-// ---- Hugging Face weight format (electra_weights.cpp) ------------------------------------------
-
-/// The two models as `transformers` loads them: ElectraForMaskedLM keys (generator_lm_head.*
-/// the tied decoder) and ElectraForPreTraining keys, each with the embeddings (gdes: the
-/// discriminator's token embeddings summed, a new tensor), vocabulary unpadded.
-struct ElectraHfPair {
-  TensorDict generator, discriminator;
-};
-ElectraHfPair to_hf_pair(ElectraForPreTrainingImpl& model);
-
-/// Loads a pair read from two Hugging Face directories. Every problem (missing, unexpected or
-/// mismatched keys of either, embeddings of the two that differ where they are shared) is one
-/// CheckpointError naming the origin. Under gdes the delta is the discriminator's token
-/// embeddings less the generator's.
-void load_hf_pair(ElectraForPreTrainingImpl& model, const ElectraHfPair& pair,
-                  const std::string& generator_origin, const std::string& discriminator_origin);
+/// ELECTRA's part of the replaced-token-detection pair (electra_rtd.cpp).
+const RtdNetworks& electra_rtd_networks();
 
 }  // namespace mlm::model

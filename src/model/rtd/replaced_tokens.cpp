@@ -1,4 +1,4 @@
-#include "mlm/model/electra/replaced_tokens.h"
+#include "mlm/model/rtd/replaced_tokens.h"
 
 namespace mlm::model {
 

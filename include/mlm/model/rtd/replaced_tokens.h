@@ -1,5 +1,5 @@
 #pragma once
-// Replaced-token detection, ELECTRA's task: the generator's samples written into the masked
+// Replaced-token detection, the pair's task: the generator's samples written into the masked
 // positions, the labels (replaced only where a sample differs from the original token), and
 // the discriminator's loss and counts over the non-padding tokens.
 #include <torch/torch.h>
