@@ -5,7 +5,8 @@
 // this rank read and its peak memory. `--from-checkpoint DIR` starts where that checkpoint's
 // run resumes (the rank's saved data position). `prepare` tokenizes the corpus once into a
 // prepared store (data.store); `verify` reads every byte of the stores a config names and
-// names each damaged file.
+// names each damaged file. `--plan` prints a mixture's sources per phase: size in tokens,
+// target share and the share its draw realises over the phase (cli/common/mixture_plan.h).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include <optional>
 
 #include "cli/common/cli_app.h"
+#include "cli/common/mixture_plan.h"
 #include "cli/common/mlm_data_commands.h"
 #include "mlm/config/data_plan.h"
 #include "mlm/masking/batch_stream.h"
@@ -35,6 +37,7 @@ struct Options {
   bool bench = false;
   double bench_seconds = 10;
   bool bench_epoch = false;
+  bool plan = false;
   std::string from_checkpoint;
   int rank = 0;
   int world_size = 1;
@@ -101,6 +104,7 @@ nlohmann::json batch_json(int64_t index, const MaskedBatch& batch,
 int run(const Options& options) {
   mlm::config::RunConfig config;
   if (!options.config.load(config)) return 0;
+  if (options.plan) return mlm::cli::plan_command(config, options.world_size, options.json);
   if (options.split != "train" && options.split != "valid") {
     throw mlm::UsageError("--split must be train or valid, got '" + options.split + "'");
   }
@@ -211,6 +215,9 @@ int main(int argc, char** argv) {
             ->capture_default_str();
         app.add_flag("--bench-epoch", options.bench_epoch,
                      "Run --bench to the end of the current epoch instead of --bench-seconds");
+        app.add_flag("--plan", options.plan,
+                     "Print each phase's mixture: source sizes, target and realised shares (--json: one "
+                     "object per phase; --world-size: the global batch's ranks)");
         app.add_option("--from-checkpoint", options.from_checkpoint,
                        "Start where this checkpoint's run resumes (its data position for --rank)");
         app.add_option("--rank", options.rank, "Data-parallel rank to show")->capture_default_str();

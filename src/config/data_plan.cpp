@@ -37,6 +37,7 @@ DataPlan resolve_data_plan(const RunConfig& config, int rank, int world_size) {
   plan.eval_max_batches = config.eval.max_batches;
   plan.rank = rank;
   plan.world_size = world_size;
+  plan.run_dir = config.train.output_dir;
   return plan;
 }
 

@@ -14,6 +14,7 @@
 
 #include "mlm/config/architecture_keys.h"
 #include "mlm/config/value_checks.h"
+#include "mlm/config/source_weights.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::config {
@@ -253,7 +254,13 @@ void validate_tokenizer(const TokenizerConfig& tokenizer) {
 // data.sources: each entry a corpus with a share of the sequences; a mixture replaces
 // data.train_files and data.store (each source names its own files or store).
 void validate_sources(const DataConfig& data) {
-  if (data.sources.empty()) return;
+  if (data.sources.empty()) {
+    if (data.temperature != 0 || !data.source_weights.entries.empty()) {
+      const char* key = data.temperature != 0 ? "data.temperature" : "data.source_weights";
+      throw ConfigError(std::string(key) + " is set without data.sources: it weighs a mixture's sources", key);
+    }
+    return;
+  }
   if (!data.train_files.empty()) {
     throw ConfigError("data.sources and data.train_files are both set: a mixture lists its "
                       "files under data.sources[i].files; remove data.train_files (or "
@@ -288,6 +295,7 @@ void validate_sources(const DataConfig& data) {
       }
     }
   }
+  source_base_weights(data);  // names, data.source_weights and data.temperature
 }
 
 void validate_data(const DataConfig& data, const ModelConfig& model) {

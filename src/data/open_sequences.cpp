@@ -55,13 +55,9 @@ nlohmann::json reshard_position(const std::vector<nlohmann::json>& positions, in
   if (positions.empty()) throw CheckpointError("no saved data position to continue from");
   const nlohmann::json* frontier = nullptr;
   for (const auto& position : positions) {
-    const std::string kind = position.is_object() ? position.value("kind", "text") : "text";
-    if (kind == "mixture") {
-      throw ConfigError("data.sources: a mixture positions each of its sources for each rank, so its run "
-                            "cannot continue on another world size; resume with the world size it was "
-                            "written with",
-                        "data.sources");
-    }
+    // A mixture's position counts every rank's draws (its "samples" and each source's "next"
+    // are global) and its sources' states are of their whole streams, so the frontier's is
+    // every new rank's too, as for a text stream.
     if (!position.is_object() || !position.contains("samples") || !position["samples"].is_number_integer()) {
       throw CheckpointError("bad saved data position: no global sample counter");
     }

@@ -8,6 +8,7 @@
 
 #include "config_test_util.h"
 #include "mlm/config/phases.h"
+#include "mlm/config/source_weights.h"
 #include "mlm/config/validate.h"
 #include "mlm/test_paths.h"
 
@@ -234,6 +235,26 @@ TEST(ShippedConfigs, TinyIsForTests) {
 
 // docs/CONFIG.md has one table per section, rows "| `key` | type | `default` | ...": every
 // key appears, under its own section, with the default dump_config prints.
+// configs/multilingual-mini.yaml is mmBERT's schedule at mini size: three phases, the
+// temperature annealed, a language entering in the last, the masking rate lowered. (Its
+// corpus is made by scripts/get_multilingual_corpus.sh, so its files are not required here.)
+TEST(ShippedConfigs, MultilingualMiniIsMmBertsSchedule) {
+  const RunConfig run = load_config(shipped("multilingual-mini"));
+  EXPECT_NO_THROW(validate_config(run));
+  ASSERT_EQ(phase_count(run), 3);
+  std::vector<double> temperatures, masking, dutch;
+  for (int64_t p = 0; p < 3; ++p) {
+    const RunConfig phase = phase_config(run, p);
+    temperatures.push_back(phase.data.temperature);
+    masking.push_back(phase.masking.mlm_probability);
+    dutch.push_back(source_base_weights(phase.data).at(3));
+  }
+  EXPECT_EQ(source_name(run.data, 3), "nl");
+  EXPECT_EQ(temperatures, (std::vector<double>{0.7, 0.5, 0.3}));
+  EXPECT_EQ(masking, (std::vector<double>{0.3, 0.15, 0.05}));
+  EXPECT_EQ(dutch, (std::vector<double>{0, 0, 1}));
+}
+
 TEST(ConfigDocs, EveryKeyWithItsDefault) {
   std::ifstream in(std::string(MLM_SOURCE_DIR) + "/docs/CONFIG.md");
   ASSERT_TRUE(in) << "docs/CONFIG.md is missing";

@@ -3,6 +3,7 @@
 // from the RunConfig (resolve_data_plan) for one data-parallel rank. data/ and masking/ see
 // this and never the whole tree, so what they depend on is written here and nowhere else.
 #include <cstdint>
+#include <string>
 
 #include "mlm/config/enums.h"
 #include "mlm/config/sections/data.h"
@@ -31,6 +32,8 @@ struct DataPlan {
   int64_t eval_max_batches = 0;          // eval.max_batches of all ranks together (0 = all)
   int rank = 0;                          // this process's data-parallel rank
   int world_size = 1;                    // ranks reading the same global stream
+  std::string run_dir;                   // train.output_dir: where a mixture with
+                                         // data.temperature caches its text sources' sizes
 };
 
 /// The plan of rank `rank` of `world_size` for a validated `config` (validate.h checks the

@@ -26,8 +26,8 @@ std::unique_ptr<SequenceSource> open_sequences(const config::DataPlan& plan,
 /// streaming path and a prepared store number one global stream whatever the world size,
 /// and at a step boundary every global sequence before the furthest rank's position has been
 /// trained on: that position, labelled with the new rank, is where every new rank goes on
-/// (each taking its own share of what follows). A mixture positions each source per rank:
-/// ConfigError naming data.sources.
+/// (each taking its own share of what follows). A mixture's position is global the same way
+/// (mixture/mixture_source.h).
 nlohmann::json reshard_position(const std::vector<nlohmann::json>& positions, int rank,
                                 int world_size);
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "mlm/data/seeded_random.h"
+#include "mlm/data/mixture/mixture_weights.h"
 #include "mlm/data/mixture/source_sequences.h"
 #include "mlm/data/stream/streaming_dataset.h"
 #include "mlm/util/errors.h"
@@ -87,9 +88,11 @@ void check_mixture_state(const nlohmann::json& state, Split split, int rank, int
     if (next < 0) throw DataError("mixture data position: a source's 'next' is negative");
     counted += next;
   }
-  // Every position takes one sequence of one source; a rank stops just after one of its own.
+  // Every position takes one sequence of one source; a rank stops just after one of its own,
+  // or, continued on another world size (reshard_position), at the step boundary.
+  const bool boundary = state.value("step_boundary", false);
   if (samples < 0 || counted != samples ||
-      (samples > 0 && (samples - 1) % world_size != rank)) {
+      (!boundary && samples > 0 && (samples - 1) % world_size != rank)) {
     throw DataError("mixture data position: samples " + std::to_string(samples) +
                     " is not a position of rank " + std::to_string(rank) + " of " +
                     std::to_string(world_size) + " with these source counts");
@@ -105,7 +108,20 @@ size_t mixture_draw(uint64_t seed, int64_t g, const std::vector<double>& cumulat
   for (size_t s = 0; s < cumulative.size(); ++s) {
     if (x < cumulative[s]) return s;
   }
-  return cumulative.size() - 1;  // only by rounding
+  // Only by rounding: the last source with a weight.
+  size_t last = cumulative.size() - 1;
+  while (last > 0 && cumulative[last] == cumulative[last - 1]) --last;
+  return last;
+}
+
+std::vector<double> cumulative_weights(const std::vector<double>& weights) {
+  std::vector<double> cumulative;
+  double total = 0;
+  for (const double w : weights) {
+    total += w;
+    cumulative.push_back(total);
+  }
+  return cumulative;
 }
 
 MixtureSource::MixtureSource(const config::DataPlan& plan, const text::Tokenizer& tokenizer,
@@ -116,12 +132,8 @@ MixtureSource::MixtureSource(const config::DataPlan& plan, const text::Tokenizer
     throw ConfigError("data.sources is empty: a mixture needs at least one source",
                       "data.sources");
   }
-  double total = 0;
-  for (const auto& source : sources) {
-    weights_.push_back(source.weight);
-    total += source.weight;
-    cumulative_.push_back(total);
-  }
+  weights_ = mixture_weights(plan, tokenizer);
+  cumulative_ = cumulative_weights(weights_);
   if (resume) check_mixture_state(*resume, split, rank_, world_size_, weights_);
 
   next_index_.assign(sources.size(), 0);
@@ -130,7 +142,13 @@ MixtureSource::MixtureSource(const config::DataPlan& plan, const text::Tokenizer
     if (resume) {
       const auto& entry = (*resume)["sources"][s];
       next_index_[s] = entry["next"].get<int64_t>();
-      state = &entry["state"];
+      if (!entry["state"].is_null()) state = &entry["state"];
+    }
+    // A source of weight 0 is never drawn in this phase: its files are not even opened. The
+    // valid split reads every source's.
+    if (split == Split::train && weights_[s] == 0) {
+      sources_.push_back(nullptr);
+      continue;
     }
     sources_.push_back(open_source_sequences(plan, sources[s], tokenizer, split, state));
   }
@@ -202,7 +220,8 @@ bool MixtureSource::next_valid(PackedSequence& out) {
 nlohmann::json MixtureSource::resume_state() const {
   nlohmann::json sources = nlohmann::json::array();
   for (size_t s = 0; s < sources_.size(); ++s) {
-    sources.push_back({{"next", next_index_[s]}, {"state", sources_[s]->resume_state()}});
+    sources.push_back({{"next", next_index_[s]},
+                       {"state", sources_[s] ? sources_[s]->resume_state() : nlohmann::json()}});
   }
   nlohmann::json state = {{"kind", "mixture"},
                           {"split", mixture_split_name(split_)},
@@ -215,9 +234,17 @@ nlohmann::json MixtureSource::resume_state() const {
   return state;
 }
 
+int64_t MixtureSource::epoch() const {
+  for (const auto& source : sources_) {
+    if (source) return source->epoch();
+  }
+  return 0;
+}
+
 DataCounters MixtureSource::counters() const {
   DataCounters c;
   for (const auto& source : sources_) {
+    if (!source) continue;
     const DataCounters one = source->counters();
     c.documents += one.documents;
     c.bad_records += one.bad_records;

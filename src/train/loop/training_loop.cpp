@@ -115,8 +115,13 @@ EvalResult TrainingLoop::evaluate_and_report(bool at_end) {
     valid_batches_ =
         std::make_unique<masking::ValidationBatches>(parts_.plan, parts_.contents.tokenizer);
   }
-  const auto result = evaluate(parts_.contents.model, *valid_batches_, parts_.comm, parts_.device,
-                               parts_.compute_dtype);
+  auto result = evaluate(parts_.contents.model, *valid_batches_, parts_.comm, parts_.device,
+                         parts_.compute_dtype);
+  if (!source_evaluation_) {
+    source_evaluation_ = std::make_unique<SourceEvaluation>(parts_.plan, parts_.contents.tokenizer);
+  }
+  result.source_accuracy =
+      source_evaluation_->accuracies(parts_.contents.model, parts_.comm, parts_.device, parts_.compute_dtype);
   last_eval_ = result;
   last_eval_step_ = state_.step;
   parts_.reporter.evaluated(result, state_);

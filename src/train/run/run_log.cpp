@@ -103,6 +103,7 @@ void RunLog::evaluated(const EvalResult& result, const TrainerState& state) {
   if (result.num_sentence_pairs > 0) row["eval_nsp_accuracy"] = result.nsp_accuracy();
   const auto tokens = static_cast<double>(result.tokens), masked = static_cast<double>(result.num_masked);
   if (result.rtd) row.update(result.rtd_counts.to_json(tokens, masked, "eval_"));
+  for (const auto& [source, accuracy] : result.source_accuracy) row["eval_mlm_accuracy/" + source] = accuracy;
   write_row(row);
   progress_.clear();
   log::info("eval", "step {} | loss {:.4f} | perplexity {:.2f} | masked accuracy {:.4f} "

@@ -6,20 +6,25 @@
 #include <vector>
 
 #include "mlm/config/enums.h"
+#include "mlm/config/sections/phases.h"
 
 namespace mlm::config {
 
 /// One corpus of a weighted mixture (data.sources): text files read by the streaming path,
-/// or a prepared store. Its share of the training sequences is weight / sum of the weights.
+/// or a prepared store. Its share of the training sequences is weight / sum of the weights
+/// (data.temperature and data.source_weights, which a phase may set, change the weights).
 struct SourceConfig {
   std::vector<std::string> files;          // paths or globs (.txt, .jsonl, .csv, .tsv,
                                            // optionally .gz/.zst; .parquet, .arrow)
   double weight = 1.0;                     // relative share of the sequences, > 0
   std::string store;                       // prepared token store of this corpus (instead
                                            // of files)
+  std::string name;                        // what data.source_weights and the per-source
+                                           // eval rows call it ("" = its index)
 
   template <class V>
   void visit(V& v) {
+    v("name", name);
     v("files", files);
     v("weight", weight);
     v("store", store);
@@ -48,7 +53,13 @@ struct DataConfig {
                                            // from train_files/valid_files); when set, runs
                                            // read it instead of the text files
   std::vector<SourceConfig> sources;       // a weighted mixture of corpora (instead of
-                                           // train_files): [{files, weight, store}, ...]
+                                           // train_files): [{name, files, weight, store}]
+  double temperature = 0;                  // alpha > 0: a source's weight is multiplied by
+                                           // its size in tokens ^ alpha (XLM-R, mmBERT);
+                                           // 0 = the weights as given
+  KeySettings source_weights;              // {name: weight >= 0} replacing the named
+                                           // sources' weights (0 = not drawn: a phase
+                                           // leaves a source out, a later one adds it)
 
   template <class V>
   void visit(V& v) {
@@ -68,6 +79,8 @@ struct DataConfig {
     v("on_bad_record", on_bad_record);
     v("store", store);
     v("sources", sources);
+    v("temperature", temperature);
+    v("source_weights", source_weights);
   }
 };
 

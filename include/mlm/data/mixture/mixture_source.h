@@ -20,10 +20,17 @@
 // splits (each holding out data.valid_fraction of its documents, or a store's valid split)
 // one after another, in the order of data.sources, whatever the weights.
 //
+// The weights are mixture_weights() of the plan (mixture_weights.h: data.temperature and
+// data.source_weights, which each phase may set; a phase starts its own stream at g = 0 under
+// its own seed). A source of weight 0 is not opened for train and never drawn.
+//
 // resume_state(): {"kind": "mixture", "split", "samples": the next g, "rank", "world_size",
-// "weights", "sources": [{"next": i_s, "state": the source's resume_state()}...], and for
-// valid "current": the source being read}. A position of a mixture with other weights or
-// another number of sources is refused (ConfigError naming data.sources).
+// "weights", "sources": [{"next": i_s, "state": the source's resume_state(), null for a
+// source not opened}...], and for valid "current": the source being read}. A position of a
+// mixture with other weights or another number of sources is refused (ConfigError naming
+// data.sources). samples and every i_s count all ranks' positions and a source's state is of
+// its whole stream, so on another world size (same global batch) every rank continues from
+// the position of the rank furthest on (reshard_position, "step_boundary": true).
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -41,6 +48,9 @@ namespace mlm::data {
 /// weights (the last = total) and u is uniform in [0, 1).
 size_t mixture_draw(uint64_t seed, int64_t g, const std::vector<double>& cumulative);
 
+/// The running sums of `weights`: what mixture_draw takes.
+std::vector<double> cumulative_weights(const std::vector<double>& weights);
+
 class MixtureSource : public SequenceSource {
  public:
   /// Opens every source of the plan's data.sources for `split` (open_source_sequences), at
@@ -51,8 +61,8 @@ class MixtureSource : public SequenceSource {
 
   bool next(PackedSequence& out) override;
   nlohmann::json resume_state() const override;
-  /// Passes over the first source.
-  int64_t epoch() const override { return sources_.front()->epoch(); }
+  /// Passes over the first source drawn from.
+  int64_t epoch() const override;
   /// sequences and tokens: this rank's; the rest summed over the sources.
   DataCounters counters() const override;
 

@@ -1,6 +1,9 @@
 #pragma once
 // What an evaluation scored: counts summed over all ranks, and the figures derived from them.
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +25,9 @@ struct EvalResult {
   int64_t sequences = 0;
   int64_t batches = 0;        // all ranks
   double seconds = 0;
+  // A mixture of several sources: each source's masked accuracy (source_evaluation.h),
+  // written as eval_mlm_accuracy/<source>.
+  std::vector<std::pair<std::string, double>> source_accuracy;
 
   double masked_accuracy() const;
   /// The unigram baseline: the accuracy of always predicting the most frequent token of the

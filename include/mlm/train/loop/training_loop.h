@@ -28,6 +28,7 @@
 #include "mlm/train/loop/run_probes.h"
 #include "mlm/train/loop/run_reporter.h"
 #include "mlm/train/loop/run_schedule.h"
+#include "mlm/train/loop/source_evaluation.h"
 #include "mlm/train/loop/training_step.h"
 #include "mlm/train/optim/lr_schedule.h"
 
@@ -86,6 +87,7 @@ class TrainingLoop {
   LoopParts parts_;
   TrainerState& state_;
   std::unique_ptr<masking::ValidationBatches> valid_batches_;  // read at the first evaluation
+  std::unique_ptr<SourceEvaluation> source_evaluation_;        // likewise
   std::optional<EvalResult> last_eval_;
   int64_t last_eval_step_ = -1;
   std::function<void(const StepStats&)> on_step_;
