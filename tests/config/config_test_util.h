@@ -128,8 +128,13 @@ struct FingerprintCollector {
     for (auto& source : v) {
       text += "{" + std::to_string(source.files.size()) + ":";
       for (const auto& file : source.files) text += "<" + file + ">";
-      text += "," + bits(source.weight) + ",<" + source.store + ">}";
+      text += "," + bits(source.weight) + ",<" + source.store + ">,<" + source.name + ">}";
     }
+    add(name, text);
+  }
+  void operator()(const char* name, KeySettings& v) {
+    std::string text = std::to_string(v.entries.size()) + ":";
+    for (const auto& [key, value] : v.entries) text += "<" + key + "=" + value + ">";
     add(name, text);
   }
   template <class E, std::enable_if_t<std::is_enum_v<E>, int> = 0>

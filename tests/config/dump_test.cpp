@@ -64,6 +64,7 @@ struct ChangeOneField {
   static void change(std::vector<std::string>& v) { v.push_back("added.txt"); }
   static void change(std::array<double, 2>& v) { v[1] = v[1] / 2; }
   static void change(std::vector<SourceConfig>& v) { v.push_back({{"added/*.txt"}, 0.5, ""}); }
+  static void change(KeySettings& v) { v.entries.emplace_back("added", "0.5"); }
   template <class E, std::enable_if_t<std::is_enum_v<E>, int> = 0>
   static void change(E& v) {
     v = static_cast<E>((static_cast<size_t>(v) + 1) % EnumNames<E>::names.size());

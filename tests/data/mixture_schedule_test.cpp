@@ -323,6 +323,16 @@ TEST(MixtureSchedule, AnEmptySourceIsRefusedNamingIt) {
     EXPECT_NE(std::string(e.what()).find(empty), std::string::npos) << e.what();
   }
   EXPECT_THROW(MixtureSource(resolve_data_plan(c), fixture_tokenizer(), Split::train), DataError);
+  // Without a temperature nothing is counted up front: the first draw of the source finds it
+  // empty, naming its file.
+  c.data.temperature = 0;
+  MixtureSource lazy(resolve_data_plan(c), fixture_tokenizer(), Split::train);
+  try {
+    take(lazy, 50);
+    ADD_FAILURE() << "an empty source was drawn from";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find(empty), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
