@@ -53,7 +53,7 @@ TEST(Sources, UnknownKeyNamesItsPathLineAndNearMiss) {
       "      wieght: 0.3\n";
   EXPECT_CONFIG_ERROR(sources_yaml(yaml), "data.sources",
                       "x.yaml:6: data.sources[1].wieght: unknown key (did you mean 'weight'?); "
-                      "an entry is a map with keys files, weight, store");
+                      "an entry is a map with keys name, files, weight, store");
 }
 
 TEST(Sources, AllUnknownKeysAreListed) {
@@ -64,7 +64,7 @@ TEST(Sources, AllUnknownKeysAreListed) {
       "    - {files: [b.txt], frobnicate: 2}\n";
   EXPECT_CONFIG_ERROR(sources_yaml(yaml), "data.sources",
                       "x.yaml:3: data.sources: 2 unknown keys [0].fils (did you mean 'files'?), "
-                      "[1].frobnicate; an entry is a map with keys files, weight, store");
+                      "[1].frobnicate; an entry is a map with keys name, files, weight, store");
 }
 
 TEST(Sources, WrongTypesNameTheEntryField) {
@@ -76,11 +76,11 @@ TEST(Sources, WrongTypesNameTheEntryField) {
       "data.sources", "x.yaml:4: data.sources[1].files: expected a list of strings, got a map");
   EXPECT_CONFIG_ERROR(sources_yaml("data:\n  sources:\n    - files: [a.txt]\n    - b.txt\n"),
                       "data.sources",
-                      "x.yaml:4: data.sources[1]: expected a map with keys files, weight, "
+                      "x.yaml:4: data.sources[1]: expected a map with keys name, files, weight, "
                       "store, got 'b.txt'");
   EXPECT_CONFIG_ERROR(sources_yaml("data:\n  sources: a.txt\n"), "data.sources",
                       "x.yaml:2: data.sources: expected a list, each entry a map with keys "
-                      "files, weight, store, got 'a.txt'");
+                      "name, files, weight, store, got 'a.txt'");
   EXPECT_CONFIG_ERROR(
       sources_yaml("data:\n  sources:\n    - files: [a.txt]\n      weight: 1\n      weight: 2\n"),
       "data.sources", "x.yaml:5: data.sources[0].weight: is set twice in one entry");
@@ -144,11 +144,11 @@ TEST(Sources, DumpIsOneLineAndRoundTrips) {
   RunConfig config;
   config.data.sources = {{{"web/*.txt", "a, b: c.txt", "yes"}, 0.1 + 0.2, ""},
                          {{}, 1e-3, "prepared/\"quoted\" dir"},
-                         {{"x.txt"}, 3.0, "s"}};
+                         {{"x.txt"}, 3.0, "s", "x"}};
   const std::string text = dump_config(config);
-  EXPECT_NE(text.find("  sources: [{files: [web/*.txt, \"a, b: c.txt\", \"yes\"], weight: "
-                      "0.30000000000000004, store: \"\"}, {files: [], weight: 0.001, store: "
-                      "\"prepared/\\\"quoted\\\" dir\"}, {files: [x.txt], weight: 3.0, store: "
+  EXPECT_NE(text.find("  sources: [{name: \"\", files: [web/*.txt, \"a, b: c.txt\", \"yes\"], weight: "
+                      "0.30000000000000004, store: \"\"}, {name: \"\", files: [], weight: 0.001, store: "
+                      "\"prepared/\\\"quoted\\\" dir\"}, {name: x, files: [x.txt], weight: 3.0, store: "
                       "s}]\n"),
             std::string::npos)
       << text;

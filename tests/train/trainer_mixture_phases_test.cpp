@@ -7,7 +7,7 @@
 #include "mlm/config/config_loader.h"
 #include "recorded_run.h"
 
-namespace mlm::train {
+namespace mlm::train::mixture_phases_test {  // its own: the tests build as unity files
 namespace {
 
 using namespace mlm::train::testing;
@@ -69,4 +69,4 @@ TEST(TrainerMixturePhases, ResumeAtThePhaseBoundaryIsExact) {
 }
 
 }  // namespace
-}  // namespace mlm::train
+}  // namespace mlm::train::mixture_phases_test
