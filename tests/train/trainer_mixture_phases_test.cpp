@@ -19,7 +19,7 @@ config::RunConfig mixture_phases(const fs::path& dir) {
       "\nphases:\n"
       "  - name: two\n"
       "    steps: 4\n"
-      "    set: {data.temperature: 0.7, data.source_weights: {lines: 0}, masking.mlm_probability: 0.3}\n"
+      "    set: {data.temperature: 0.7, data.source_weights: {docs: 0}, masking.mlm_probability: 0.3}\n"
       "  - name: three\n"
       "    steps: 4\n"
       "    set: {data.temperature: 0.3, masking.mlm_probability: 0.1}\n";
@@ -27,7 +27,7 @@ config::RunConfig mixture_phases(const fs::path& dir) {
       yaml, "mixture_phases.yaml",
       tiny_overrides(dir, {"data.train_files=[]", "data.valid_files=[]", "data.valid_fraction=0.1",
                            "data.sources=[{name: prose, files: [" + corpus + "train.txt]}, {name: held, files: [" +
-                               corpus + "valid.txt]}, {name: lines, files: [" + corpus + "lines.txt]}]",
+                               corpus + "valid.txt]}, {name: docs, files: [" + corpus + "docs.jsonl]}]",
                            "train.max_steps=0", "checkpoint.every_steps=0", "eval.every_steps=4",
                            "eval.max_batches=2"}));
 }
@@ -46,7 +46,7 @@ TEST(TrainerMixturePhases, EachPhaseDrawsAndMasksAsItSaysAndEvaluatesEachSource)
   for (const auto& row : read_metrics(dir)) {
     if (!row.contains("eval_mlm_accuracy")) continue;
     ++evaluations;
-    for (const char* source : {"prose", "held", "lines"}) {
+    for (const char* source : {"prose", "held", "docs"}) {
       ASSERT_TRUE(row.contains(std::string("eval_mlm_accuracy/") + source)) << row.dump();
       const double accuracy = row[std::string("eval_mlm_accuracy/") + source].get<double>();
       EXPECT_GE(accuracy, 0.0);
@@ -54,7 +54,7 @@ TEST(TrainerMixturePhases, EachPhaseDrawsAndMasksAsItSaysAndEvaluatesEachSource)
     }
   }
   EXPECT_EQ(evaluations, 2);  // at each phase's end
-  // The first phase never opened 'lines'; its mixture_sizes.json holds the three sizes.
+  // The first phase never opened 'docs'; its mixture_sizes.json holds the three sizes.
   EXPECT_TRUE(fs::exists(dir / "mixture_sizes.json"));
 }
 
