@@ -201,7 +201,7 @@ TEST(DistillLosses, EqualModelsLoseNothing) {
 }
 
 TEST(DistillInit, StudentLayersComeFromEveryOtherTeacherLayer) {
-  const auto teacher = randomised(tiny(config::Architecture::modernbert, 6, 32, 4), 21);
+  auto teacher = randomised(tiny(config::Architecture::modernbert, 6, 32, 4), 21);
   auto student = randomised(tiny(config::Architecture::modernbert, 3, 32, 4), 22);
   config::DistillConfig d;
   d.init_every = 2;

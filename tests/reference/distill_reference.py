@@ -101,7 +101,8 @@ def main(directory):
                   reduction="sum") * T * T / (tokens if settings["kl_all_positions"] else masked)
 
     h_s, h_t = s_hidden["hidden"][real], t_hidden["hidden"][real]
-    cos = F.cosine_embedding_loss(h_s, h_t, torch.ones(h_s.shape[0]), reduction="sum") / tokens
+    cos = (F.cosine_embedding_loss(h_s, h_t, torch.ones(h_s.shape[0]), reduction="sum") / tokens
+           if h_s.shape[-1] == h_t.shape[-1] else torch.zeros(()))  # one width only
 
     heads = settings["relation_heads"] or teacher.config.num_attention_heads
     rel = relation_kl(qkv_of(s_kept), qkv_of(t_kept), real, heads) / (heads * tokens)
