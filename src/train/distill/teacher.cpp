@@ -1,5 +1,8 @@
 #include "mlm/train/distill/teacher.h"
 
+#include <filesystem>
+#include <optional>
+
 #include "mlm/model/architectures.h"
 #include "mlm/train/run/device.h"
 #include "mlm/train/tools/saved_model.h"
@@ -56,6 +59,10 @@ Teacher open_teacher(const config::RunConfig& config, const text::Tokenizer& stu
                        "; teacher and student must share one vocabulary");
     }
   };
+  if (!std::filesystem::is_directory(d.teacher)) {
+    throw UsageError("distill.teacher: '" + d.teacher + "' is not a model directory (a checkpoint or a Hugging Face "
+                     "model directory)");
+  }
   std::optional<SavedModel> saved;
   try {
     saved.emplace(open_saved_model(d.teacher, config, same_tokenizer));
