@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "mlm/config/architecture_keys.h"
+#include "mlm/config/validate_distill.h"
 #include "mlm/config/value_checks.h"
 #include "mlm/config/source_weights.h"
 #include "mlm/util/errors.h"
@@ -572,6 +573,7 @@ void validate_config(const RunConfig& config) {
   validate_eval(config.eval);
   validate_distributed(config.distributed, config.train);
   validate_logging(config.logging);
+  validate_distill(config.distill, config.model);
 }
 
 void require_training_data(const RunConfig& config) {
@@ -589,6 +591,11 @@ void require_training_data(const RunConfig& config) {
                           "' is not a model directory (expected one holding "
                           "model.safetensors, pytorch_model.bin or model.pt)",
                       "model.init_from");
+  }
+  const auto& teacher = config.distill.teacher;
+  if (!teacher.empty() && !std::filesystem::is_directory(teacher)) {
+    throw ConfigError("distill.teacher: '" + teacher + "' is not a model directory (a checkpoint or a Hugging Face "
+                      "model directory)", "distill.teacher");
   }
 }
 

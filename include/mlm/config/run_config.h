@@ -13,6 +13,7 @@
 #include "mlm/config/sections/checkpoint.h"
 #include "mlm/config/sections/eval.h"
 #include "mlm/config/sections/distributed.h"
+#include "mlm/config/sections/distill.h"
 #include "mlm/config/sections/logging.h"
 #include "mlm/config/sections/phases.h"
 
@@ -30,6 +31,7 @@ struct RunConfig {
   EvalConfig eval;
   DistributedConfig distributed;
   LoggingConfig logging;
+  DistillConfig distill;
   // Not a section of keys but a list of them: the loader reads it, the dumper writes it and
   // config/phases.h resolves each phase's config, beside visit().
   std::vector<PhaseConfig> phases;
@@ -47,6 +49,7 @@ struct RunConfig {
     v.section("eval", eval);
     v.section("distributed", distributed);
     v.section("logging", logging);
+    v.section("distill", distill);
   }
 };
 

@@ -121,6 +121,10 @@ class ArchitectureSpec {
   /// norms aside), for refusing a shape the machine's memory cannot hold.
   virtual double estimated_parameters(const config::ModelConfig& config, double vocab_rows) const = 0;
 
+  /// Whether forward() fills MaskedLmImpl::taps (distillation's hidden states and a layer's
+  /// q/k/v: the cosine and attention-relation losses, train/distill/).
+  virtual bool fills_forward_taps() const { return false; }
+
   // ---- Hugging Face config.json and weights ------------------------------------------------
   /// config.json's fields on top of `base` (what the file does not say). CheckpointError
   /// naming `path` and the key for a value of the wrong type or one mlm-train does not compute.

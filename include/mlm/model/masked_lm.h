@@ -54,6 +54,18 @@ struct MlmOutput {
   torch::Tensor rtd_logits;    // [B,S] fp32 (0 at the padding), only when requested
 };
 
+/// What distillation (train/distill/) reads from inside one forward pass. Set
+/// MaskedLmImpl::taps before forward(); an architecture whose spec says fills_forward_taps()
+/// fills what is asked (the others ignore it).
+struct ForwardTaps {
+  bool last_hidden = false;  // keep the encoder's output: the forward then runs its last layer
+                             //   on every position (no sparse head)
+  int64_t qkv_layer = -1;    // the layer whose attention projections to keep (-1: none)
+  torch::Tensor hidden;      // [B,S,H] the encoder's output (padding rows included)
+  torch::Tensor qkv;         // [B,S,3H] queries | keys | values of qkv_layer's (normed) input,
+                             //   before any rotary embedding
+};
+
 class RtdPairImpl;  // rtd/rtd_pair.h
 
 class MaskedLmImpl : public torch::nn::Module {
@@ -102,6 +114,9 @@ class MaskedLmImpl : public torch::nn::Module {
   /// The longest sequence the position table holds (config::max_sequence_length).
   int64_t max_sequence_length() const { return config::max_sequence_length(config_, pad_id_); }
   const config::ModelConfig& config() const { return config_; }
+
+  /// Distillation's taps for the next forward() (not owned; nullptr: none).
+  ForwardTaps* taps = nullptr;
 
  protected:
   /// vocab_size: the tokenizer's real vocabulary (the logits have this many columns), padded

@@ -28,7 +28,7 @@ torch::Tensor BertModelImpl::forward_at(const torch::Tensor& input_ids,
                                         const torch::Tensor& attention_bias,
                                         const torch::Tensor& positions, const TokenLayout& layout) {
   const auto rows = layout.unpad(embeddings(input_ids, token_type_ids));
-  auto x = run_bert_layers(layers, rows, attention_bias, layout, positions, checkpoint_layers);
+  auto x = run_bert_layers(layers, rows, attention_bias, layout, positions, checkpoint_layers, taps);
   if (final_layer_norm) x = final_layer_norm(x);
   return x;
 }
@@ -83,7 +83,9 @@ MlmOutput BertForPreTrainingImpl::forward(const MlmInputs& in, bool return_logit
 
   torch::Tensor logits;  // [M, padded_vocab]
   torch::Tensor hidden;  // [B,S,H], unless the sparse path below never forms it
-  if (config_.sparse_head && !seq_relationship && in.masked_positions.numel() > 0) {
+  bert->taps = taps;     // distillation's (ForwardTaps), read by the layer loop
+  const bool keep_hidden = taps && taps->last_hidden;
+  if (config_.sparse_head && !seq_relationship && !keep_hidden && in.masked_positions.numel() > 0) {
     // Only the selected positions are scored and nothing reads the other positions' last
     // hidden states, so the last layer runs its queries and feed-forward block on the
     // selected positions only, and the head (H*V per position) too.
@@ -93,6 +95,7 @@ MlmOutput BertForPreTrainingImpl::forward(const MlmInputs& in, bool return_logit
     logits = predictions->forward(rows, word_embeddings());
   } else {
     hidden = bert->forward(in.input_ids, in.token_type_ids, bias, layout);
+    if (keep_hidden) taps->hidden = hidden;
     auto flat = hidden.reshape({batch * seq, hidden.size(2)});
     if (config_.sparse_head) {
       logits = predictions->forward(flat.index_select(0, in.masked_positions), word_embeddings());
@@ -100,6 +103,7 @@ MlmOutput BertForPreTrainingImpl::forward(const MlmInputs& in, bool return_logit
       logits = predictions->forward(flat, word_embeddings()).index_select(0, in.masked_positions);
     }
   }
+  bert->taps = nullptr;
   MlmOutput out = score(logits, in.masked_labels, return_logits);
   if (seq_relationship && in.nsp_labels.defined()) {
     auto nsp_logits = linear(seq_relationship, bert->pool(hidden)).to(torch::kFloat32);

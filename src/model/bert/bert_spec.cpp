@@ -60,6 +60,7 @@ class BertFamilySpec : public ArchitectureSpec {
     return bert_weight_dimensions(c, c.hidden_size, "hidden_size");
   }
   std::string layer_key_pattern() const override { return R"(encoder\.layer\.(\d+)\.)"; }
+  bool fills_forward_taps() const override { return true; }
 };
 
 class BertSpec : public BertFamilySpec {

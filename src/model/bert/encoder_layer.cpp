@@ -78,13 +78,18 @@ torch::Tensor BertLayerImpl::run(const torch::Tensor& x, const torch::Tensor& at
   return h + kernels::dropout(f, hidden_dropout_, train);
 }
 
+torch::Tensor BertLayerImpl::attention_projections(const torch::Tensor& x) {
+  return linear(qkv, norm_ == config::NormPosition::post ? x : attention_norm(x));
+}
+
 torch::Tensor run_bert_layers(torch::nn::ModuleList layers, torch::Tensor rows,
                               const torch::Tensor& attention_bias, const TokenLayout& layout,
-                              const torch::Tensor& positions, bool checkpoint) {
+                              const torch::Tensor& positions, bool checkpoint, ForwardTaps* taps) {
   TORCH_CHECK(!layers->is_empty(), "an encoder needs at least one layer");
   const auto last = layers->size() - 1;
   for (size_t i = 0; i <= last; ++i) {
     auto* layer = layers[i]->as<BertLayer>();
+    if (taps && taps->qkv_layer == static_cast<int64_t>(i)) taps->qkv = layout.pad(layer->attention_projections(rows));
     // By value: a checkpointed layer runs again in the backward pass, after this returns.
     std::function<torch::Tensor(const torch::Tensor&)> run_layer;
     if (i == last && positions.defined()) {

@@ -40,6 +40,10 @@ torch::Tensor ModernBertModelImpl::run(const torch::Tensor& input_ids, const Mod
   const int64_t last = static_cast<int64_t>(layers->size()) - 1;
   for (int64_t i = 0; i <= last; ++i) {
     auto& layer = *layers[i]->as<ModernBertLayer>();
+    if (taps && taps->qkv_layer == i) {  // distillation: the projection the attention makes of its input
+      const auto normed = layer.attn_norm ? layer.attn_norm(x) : x;
+      taps->qkv = layout.pad(at::linear(normed, layer.Wqkv->weight, layer.Wqkv->bias));
+    }
     const bool global = is_global(i);
     const auto& bias = global ? masks.global : local;
     const auto& rotary = global ? global_rotary : local_rotary;
@@ -170,8 +174,10 @@ torch::Tensor ModernBertForMaskedLMImpl::last_hidden_states(const MlmInputs& in)
 MlmOutput ModernBertForMaskedLMImpl::forward(const MlmInputs& in, bool return_logits) {
   check_inputs(in);
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
-  const bool sparse = config_.sparse_head && in.masked_positions.numel() > 0;
+  const bool keep_hidden = taps && taps->last_hidden;
+  const bool sparse = config_.sparse_head && !keep_hidden && in.masked_positions.numel() > 0;
   const auto masks = masks_for(in, sparse);  // once per batch, for every layer
+  model->taps = taps;  // distillation's (ForwardTaps), read by the layer loop
 
   torch::Tensor scores;  // [M, padded_vocab]
   if (sparse) {
@@ -182,8 +188,10 @@ MlmOutput ModernBertForMaskedLMImpl::forward(const MlmInputs& in, bool return_lo
     scores = logits(at.reshape({-1, at.size(2)}).index_select(0, selected.rows));
   } else {
     const auto hidden = model->forward(in.input_ids, masks);
+    if (keep_hidden) taps->hidden = hidden;
     scores = logits(hidden.reshape({batch * seq, hidden.size(2)})).index_select(0, in.masked_positions);
   }
+  model->taps = nullptr;
   return score(scores, in.masked_labels, return_logits);
 }
 

@@ -69,6 +69,7 @@ class ModernBertSpec : public ArchitectureSpec {
     return dimensions;
   }
   std::string layer_key_pattern() const override { return R"(layers\.(\d+)\.)"; }
+  bool fills_forward_taps() const override { return true; }
 };
 
 }  // namespace

@@ -21,7 +21,13 @@ std::vector<StepStats> read_steps(const std::vector<DeviceStepStats>& steps) {
   if (steps.empty()) return {};
   std::vector<torch::Tensor> outcomes;
   outcomes.reserve(steps.size());
-  for (const auto& s : steps) outcomes.push_back(s.outcome);
+  // Steps of one phase have one width; a distiller's steps carry kDistillTerms more.
+  int64_t width = 0;
+  for (const auto& s : steps) width = std::max(width, s.outcome.size(0));
+  for (const auto& s : steps) {
+    outcomes.push_back(s.outcome.size(0) == width ? s.outcome
+                                                  : torch::cat({s.outcome, s.outcome.new_zeros({width - s.outcome.size(0)})}));
+  }
   const auto values = torch::stack(outcomes).cpu();  // waits for the device, once
   ++step_read_count;
   const auto table = values.accessor<double, 2>();
@@ -39,6 +45,13 @@ std::vector<StepStats> read_steps(const std::vector<DeviceStepStats>& steps) {
     stats.grad_norm = row[kStepSums];
     stats.skipped = row[kStepSums + 1] != 0;
     stats.loss_scale = row[kStepSums + 2];
+    if (steps[i].outcome.size(0) > kStepSums + 3) {
+      stats.distilled = true;
+      stats.distill_kl = row[kStepSums + 3];
+      stats.distill_cos = row[kStepSums + 4];
+      stats.distill_relation = row[kStepSums + 5];
+      stats.teacher_s = row[kStepSums + 6];
+    }
     stats.loss = step_loss(stats.loss_sum, stats.nsp_loss_sum, stats.rtd.loss_sum, stats);
     stats.mlm_accuracy = stats.correct / loss_divisor(stats.num_masked);
     read.push_back(stats);

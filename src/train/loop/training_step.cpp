@@ -2,6 +2,7 @@
 
 #include <torch/cuda.h>
 
+#include "mlm/train/distill/distiller.h"
 #include "mlm/train/loop/autocast.h"
 #include "mlm/train/loop/batch_tensors.h"
 #include "mlm/train/optim/grad_clip.h"
@@ -102,10 +103,15 @@ void TrainingStep::forward_backward(const StepBatches& batches, const StepStats&
   // The step's sums stay tensors on the device (no host read per micro-batch), kStepSums of
   // them (step_stats.h).
   auto sums = torch::zeros({kStepSums}, torch::TensorOptions().dtype(torch::kFloat64).device(device_));
+  if (distiller_) pending_distill_ = torch::zeros({distill::kDistillTerms}, sums.options());
   for (const auto& batch : batches.micro_batches) {
     auto start = SteadyClock::now();
-    const auto out = forward_batch(model_, batch, device_, compute_dtype_);
-    auto loss = out.mlm_loss_sum / masked;
+    const auto distilled = distiller_ ? distiller_->forward(model_, to_bert_inputs(batch, device_), masked,
+                                                            loss_divisor(counts.tokens))
+                                      : distill::DistilledBatch{};
+    if (distiller_) pending_distill_.add_(distilled.terms);
+    const auto out = distiller_ ? distilled.out : forward_batch(model_, batch, device_, compute_dtype_);
+    auto loss = distiller_ ? distilled.loss : out.mlm_loss_sum / masked;
     auto as_double = [](const torch::Tensor& t) { return t.detach().to(torch::kFloat64).view({1}); };
     sums.narrow(0, 0, 2).add_(torch::cat({as_double(out.mlm_loss_sum), as_double(out.mlm_correct)}));
     if (out.nsp_loss_sum.defined()) {
@@ -155,6 +161,10 @@ torch::Tensor TrainingStep::apply_update(const StepStats& counts, StepTimes* tim
   optimizer_->step_scaled(divisor, found_inf);
   if (scaler_) scaler_->update(found_inf);
   auto outcome = torch::cat({sums, norm.view({1}), found_inf.to(torch::kFloat64).view({1}), scale.view({1})});
+  if (distiller_) {
+    if (comm_->world_size() > 1) comm_->all_reduce_sum(pending_distill_);
+    outcome = torch::cat({outcome, pending_distill_});
+  }
   if (times) {
     synchronize();
     times->update += seconds_since(start);

@@ -25,6 +25,13 @@ void MetricsWindow::add(const StepStats& stats) {
   rtd_weight_ = stats.rtd_weight;
   scored_tokens_ += static_cast<double>(stats.tokens);
   rtd_.add(stats.rtd);
+  if (stats.distilled) {  // distill.teacher: the losses' step means, averaged over the window
+    distill_steps_ += 1;
+    distill_kl_ += stats.distill_kl;
+    distill_cos_ += stats.distill_cos;
+    distill_relation_ += stats.distill_relation;
+    teacher_s_ += stats.teacher_s;
+  }
 }
 
 double MetricsWindow::eta_s(const TrainerState& state) const {
@@ -87,6 +94,12 @@ MetricsWindow::Row MetricsWindow::close(const StepStats& last, const TrainerStat
     rtd_line = fmt::format(" | gen loss {:.4f} | rtd loss {:.4f} acc {:.4f} f1 {:.4f}", mlm_loss, rtd_.loss(tokens),
                            rtd_.accuracy(tokens), rtd_.f1());
   }
+  if (distill_steps_ > 0) {  // the student's MLM loss is `loss`; the distillation losses apart
+    row.json["distill_kl"] = distill_kl_ / distill_steps_;
+    row.json["distill_cos"] = distill_cos_ / distill_steps_;
+    row.json["distill_relation"] = distill_relation_ / distill_steps_;
+    row.json["teacher_share"] = teacher_s_ / window_s;  // of the window's wall-clock, one rank's view x ranks
+  }
   if (state.skipped_steps > 0) row.json["skipped_steps"] = state.skipped_steps;
   if (last.loss_scale > 0) row.json["loss_scale"] = last.loss_scale;  // fp16: the scale it ran at
   row.line = fmt::format(
@@ -98,6 +111,7 @@ MetricsWindow::Row MetricsWindow::close(const StepStats& last, const TrainerStat
 
   loss_sum_ = correct_ = masked_ = tokens_ = nsp_loss_sum_ = nsp_correct_ = nsp_pairs_ = scored_tokens_ = 0;
   rtd_ = RtdCounts();
+  distill_steps_ = distill_kl_ = distill_cos_ = distill_relation_ = teacher_s_ = 0;
   window_start_ = SteadyClock::now();
   return row;
 }

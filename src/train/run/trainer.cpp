@@ -27,6 +27,9 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   // Every rank starts from the same weights; dropout then draws from a per-rank stream
   // (rank 0 keeps train.seed, so one process is unchanged).
   model_ = build_model(config_, tokenizer_->vocab(), device_);
+  if (config_.distill.enabled()) {
+    distiller_ = distill::make_distiller(config_, *tokenizer_, model_, device_, compute_dtype_);
+  }
   if (comm_->rank() > 0) {
     torch::manual_seed(static_cast<uint64_t>(config_.train.seed) + static_cast<uint64_t>(comm_->rank()));
   }
@@ -76,6 +79,7 @@ void Trainer::enter_phase(RunPhase phase) {
   if (step_ && !phase_.resets_optimizer) step->take_optimizer_state(*step_);
   step_ = std::move(step);
   step_->set_gradient_hook(options_.gradient_hook);
+  step_->set_distiller(distiller_);
   schedule_ = std::make_unique<RunSchedule>(config_, phase_);
   lr_ = std::make_unique<LrSchedule>(phase_learning_rate(config_, phase_, comm_->world_size()));
   masking_rate_ = std::make_unique<MaskingRate>(config.masking, phase_.start_step,

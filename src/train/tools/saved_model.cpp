@@ -49,7 +49,7 @@ void require_vocabulary_fits(const text::Tokenizer& tokenizer, int64_t vocab_siz
   }
 }
 
-SavedModel open_checkpoint(const fs::path& dir, const config::RunConfig& config) {
+SavedModel open_checkpoint(const fs::path& dir, const config::RunConfig& config, const TokenizerCheck& check) {
   verify_checkpoint_dir(dir, checkpoint_required_files());
   // A phased run's checkpoint holds the model as its phase configured it (its RoPE bases).
   const auto state = TrainerState::load(dir / "trainer_state.json");
@@ -62,6 +62,7 @@ SavedModel open_checkpoint(const fs::path& dir, const config::RunConfig& config)
   model_config.init_from.clear();
   model_config.rtd_temperature = config.model.rtd_temperature;  // how to evaluate, not the weights
   auto tokenizer = load_tokenizer(dir, config);
+  if (check) check(tokenizer);
   require_vocabulary_fits(tokenizer, model_config.vocab_size, (dir / "config.yaml").string());
   auto model = model::make_masked_lm(model_config, model::embedding_rows(model_config, tokenizer.size()),
                                      tokenizer.vocab().ids.pad);
@@ -71,11 +72,13 @@ SavedModel open_checkpoint(const fs::path& dir, const config::RunConfig& config)
 
 // The model config.json describes, as initialised, with the directory's tokenizer; `weights`
 // gets the directory's weights, read (and checked against config.json) before the model is built.
-SavedModel hf_directory_model(const fs::path& dir, const config::RunConfig& config, model::TensorDict& weights) {
+SavedModel hf_directory_model(const fs::path& dir, const config::RunConfig& config, model::TensorDict& weights,
+                              const TokenizerCheck& check = {}) {
   const auto config_json = (dir / "config.json").string();
   auto model_config = model::model_config_from_hf(config_json, config.model);
   model_config.init_from.clear();
   auto tokenizer = load_tokenizer(dir, config);
+  if (check) check(tokenizer);
   require_vocabulary_fits(tokenizer, model_config.vocab_size, config_json);
   model::require_same_pad_id(config_json, tokenizer.vocab().ids.pad);
   weights = model::read_hf_weights(dir.string());
@@ -85,9 +88,9 @@ SavedModel hf_directory_model(const fs::path& dir, const config::RunConfig& conf
   return {model_config, std::move(tokenizer), model, std::nullopt};
 }
 
-SavedModel open_hf_directory(const fs::path& dir, const config::RunConfig& config) {
+SavedModel open_hf_directory(const fs::path& dir, const config::RunConfig& config, const TokenizerCheck& check) {
   model::TensorDict weights;
-  auto saved = hf_directory_model(dir, config, weights);
+  auto saved = hf_directory_model(dir, config, weights, check);
   saved.model->load_hf_state_dict(weights, model::find_hf_weights(dir.string()));
   return saved;
 }
@@ -95,11 +98,12 @@ SavedModel open_hf_directory(const fs::path& dir, const config::RunConfig& confi
 // A directory laid out as an architecture's own (an ELECTRA pair as mlm-export writes it:
 // DIR/generator, DIR/discriminator), opened through that architecture's spec.
 SavedModel open_owned_directory(const model::ArchitectureSpec& owner, const fs::path& dir,
-                                const config::RunConfig& config) {
+                                const config::RunConfig& config, const TokenizerCheck& check) {
   auto model_config = owner.directory_config(dir.string(), config.model);
   model_config.init_from.clear();
   const fs::path tokenizer_dir = owner.tokenizer_directory(dir.string());
   auto tokenizer = load_tokenizer(tokenizer_dir, config);
+  if (check) check(tokenizer);
   require_vocabulary_fits(tokenizer, model_config.vocab_size, (tokenizer_dir / "config.json").string());
   auto model = model::make_masked_lm(model_config, model::embedding_rows(model_config, tokenizer.size()),
                                      tokenizer.vocab().ids.pad);
@@ -149,14 +153,14 @@ SavedModel open_saved_encoder(const fs::path& dir, const config::RunConfig& conf
   });
 }
 
-SavedModel open_saved_model(const fs::path& dir, const config::RunConfig& config) {
+SavedModel open_saved_model(const fs::path& dir, const config::RunConfig& config, const TokenizerCheck& check) {
   if (!fs::is_directory(dir)) throw UsageError("--checkpoint " + dir.string() + ": no such directory");
   if (fs::exists(dir / "trainer_state.json") || fs::exists(dir / "DONE"))
-    return as_user_input([&] { return open_checkpoint(dir, config); });
+    return as_user_input([&] { return open_checkpoint(dir, config, check); });
   if (fs::exists(dir / "config.json") && !model::find_hf_weights(dir.string()).empty())
-    return as_user_input([&] { return open_hf_directory(dir, config); });
+    return as_user_input([&] { return open_hf_directory(dir, config, check); });
   if (const auto* owner = model::spec_owning_directory(dir.string()))
-    return as_user_input([&] { return open_owned_directory(*owner, dir, config); });
+    return as_user_input([&] { return open_owned_directory(*owner, dir, config, check); });
   throw UsageError(dir.string() + ": neither an mlm-train checkpoint (trainer_state.json, model.pt) nor a "
                    "Hugging Face model directory (config.json with model.safetensors or pytorch_model.bin)");
 }

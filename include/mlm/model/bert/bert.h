@@ -57,6 +57,7 @@ struct BertModelImpl : torch::nn::Module {
   LayerNorm final_layer_norm{nullptr};          // "encoder.final_layer_norm", pre-LN only
   torch::nn::Linear pooler_dense{nullptr};      // "pooler.dense", nsp/sop only
   bool checkpoint_layers = false;               // model.activation_checkpointing
+  ForwardTaps* taps = nullptr;                  // the MaskedLm's, during its forward
 };
 TORCH_MODULE(BertModel);
 

@@ -12,6 +12,7 @@
 
 #include "mlm/config/sections/model.h"
 #include "mlm/model/layers.h"
+#include "mlm/model/masked_lm.h"
 
 namespace mlm::model {
 
@@ -39,6 +40,10 @@ struct BertLayerImpl : torch::nn::Module {
   torch::Tensor self_attention(const torch::Tensor& queries, const torch::Tensor& x,
                                const torch::Tensor& attention_bias, const TokenLayout& layout = {});
 
+  /// The fused q|k|v projection [.., 3H] of the rows x the attention reads (pre-LN: normed
+  /// first), as self_attention computes it (distillation's relation taps).
+  torch::Tensor attention_projections(const torch::Tensor& x);
+
   torch::nn::Linear qkv{nullptr}, attention_dense{nullptr}, intermediate_dense{nullptr},
       output_dense{nullptr};
   LayerNorm attention_norm{nullptr}, output_norm{nullptr};
@@ -61,6 +66,7 @@ TORCH_MODULE(BertLayer);
 /// giving [B,R,H]. `checkpoint`: each layer checkpointed (checkpointed_layer.h).
 torch::Tensor run_bert_layers(torch::nn::ModuleList layers, torch::Tensor rows,
                               const torch::Tensor& attention_bias, const TokenLayout& layout,
-                              const torch::Tensor& positions = {}, bool checkpoint = false);
+                              const torch::Tensor& positions = {}, bool checkpoint = false,
+                              ForwardTaps* taps = nullptr);
 
 }  // namespace mlm::model

@@ -50,6 +50,7 @@ struct ModernBertModelImpl : torch::nn::Module {
     local_theta_ = local_theta;
   }
   bool checkpoint_layers = false;  // model.activation_checkpointing
+  ForwardTaps* taps = nullptr;     // the MaskedLm's, during its forward
 
   torch::nn::Embedding tok_embeddings{nullptr};  // "embeddings.tok_embeddings"
   LayerNorm embedding_norm{nullptr};             // "embeddings.norm"

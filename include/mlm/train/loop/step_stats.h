@@ -30,6 +30,9 @@ struct StepStats {
   RtdCounts rtd;            // objective rtd only
   double loss = 0;          // MLM (+ NSP/SOP, + lambda * RTD) loss of the whole step
   double mlm_accuracy = 0;  // over the step's selected positions
+  bool distilled = false;   // distill.teacher: the next four were read
+  double distill_kl = 0, distill_cos = 0, distill_relation = 0;  // the step's losses (distiller.h)
+  double teacher_s = 0;     // the teacher's forward seconds, summed over ranks
 };
 
 /// What a step's losses are divided by: its selected positions (or sentence pairs) on all
@@ -61,7 +64,7 @@ torch::Tensor rtd_values(const model::MlmOutput& out);
 struct DeviceStepStats {
   StepStats known;
   /// [kStepSums + 3] float64 on the device: the step's sums, grad_norm, skipped (0 or 1),
-  /// loss_scale.
+  /// loss_scale; then, with a distiller, its kDistillTerms (distill/distiller.h).
   torch::Tensor outcome;
 };
 

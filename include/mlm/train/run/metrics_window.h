@@ -56,6 +56,7 @@ class MetricsWindow {
   int64_t start_step_, start_tokens_;
   double loss_sum_ = 0, correct_ = 0, masked_ = 0, tokens_ = 0;
   double nsp_loss_sum_ = 0, nsp_correct_ = 0, nsp_pairs_ = 0;
+  double distill_steps_ = 0, distill_kl_ = 0, distill_cos_ = 0, distill_relation_ = 0, teacher_s_ = 0;
   double rtd_weight_ = 0, scored_tokens_ = 0;  // objective rtd: lambda, tokens of unskipped steps
   RtdCounts rtd_;
 };

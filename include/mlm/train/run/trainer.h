@@ -25,6 +25,7 @@
 #include "mlm/train/loop/run_phase.h"
 #include "mlm/train/loop/run_schedule.h"
 #include "mlm/train/loop/training_loop.h"
+#include "mlm/train/distill/distiller.h"
 #include "mlm/train/loop/training_step.h"
 #include "mlm/train/optim/lr_schedule.h"
 #include "mlm/train/run/run_log.h"
@@ -59,6 +60,8 @@ class Trainer {
   void on_step(std::function<void(const StepStats&)> callback);
 
   model::MaskedLm model() { return model_; }
+  /// distill.teacher's distiller (null without one): tests read its teacher.
+  const distill::Distiller* distiller() const { return distiller_.get(); }
   const TrainerState& state() const { return state_; }
   nlohmann::json data_position() const { return batches_->source().resume_state(); }
   const std::optional<EvalResult>& last_eval() const { return loop_->last_eval(); }
@@ -90,6 +93,7 @@ class Trainer {
   std::unique_ptr<RunCheckpoints> checkpoints_;
   std::optional<text::Tokenizer> tokenizer_;
   model::MaskedLm model_{nullptr};
+  std::shared_ptr<distill::Distiller> distiller_;  // distill.teacher only
   std::unique_ptr<TrainingStep> step_;
   std::unique_ptr<LrSchedule> lr_;
   std::unique_ptr<MaskingRate> masking_rate_;

@@ -3,6 +3,7 @@
 // mlm-train checkpoint directory or a Hugging Face model directory (an export, or one saved
 // by `transformers`).
 #include <filesystem>
+#include <functional>
 #include <optional>
 
 #include "mlm/config/run_config.h"
@@ -26,7 +27,11 @@ struct SavedModel {
 /// an exported ELECTRA pair. UsageError for a directory that is neither kind; CheckpointError naming the file
 /// for an incomplete checkpoint, damaged weights, weights that disagree with config.json, or
 /// a tokenizer whose vocabulary size differs from the model's.
-SavedModel open_saved_model(const std::filesystem::path& dir, const config::RunConfig& config);
+/// `check`, where given, sees the directory's tokenizer before any weight is read (distillation
+/// refuses a teacher of another vocabulary with its own error).
+using TokenizerCheck = std::function<void(const text::Tokenizer&)>;
+SavedModel open_saved_model(const std::filesystem::path& dir, const config::RunConfig& config,
+                            const TokenizerCheck& check = {});
 
 /// What a fine-tuning starts from: open_saved_model's directories, and also a classification
 /// one (config.json's architectures ...ForSequenceClassification / ...ForTokenClassification, a

@@ -1,0 +1,40 @@
+#pragma once
+// distill.teacher opened for a run: a checkpoint or Hugging Face directory of any registered
+// architecture (an ELECTRA/DeBERTa pair teaches through its generator), loaded as mlm-eval
+// loads it (tools/saved_model.h), frozen: eval mode (no dropout), no parameter requires a
+// gradient, and every pass under NoGradGuard (distiller.h).
+#include <torch/torch.h>
+
+#include <cstdint>
+
+#include "mlm/config/run_config.h"
+#include "mlm/model/architecture_spec.h"
+#include "mlm/model/masked_lm.h"
+#include "mlm/text/tokenizer.h"
+
+namespace mlm::train::distill {
+
+struct Teacher {
+  model::MaskedLm model{nullptr};
+  config::ModelConfig config;            // its directory's
+  const model::ArchitectureSpec* spec = nullptr;
+  torch::Dtype dtype = torch::kFloat32;  // what its forward autocasts to
+};
+
+/// distill.teacher_precision resolved for `device`: auto = bf16 where the device is fast in it
+/// (a CUDA device with bf16, a CPU with AVX512-BF16; run/device.h), else fp32.
+torch::Dtype teacher_dtype(const std::string& precision, const torch::Device& device);
+
+/// Opens config.distill.teacher on `device`. UsageError (exit 2) naming distill.teacher or the
+/// file for a missing or damaged directory and for a tokenizer other than the student's
+/// (both files named); naming the key for a relation layer outside the teacher's depth, a
+/// relation head count that does not split its width, a cosine loss across widths, or a
+/// cosine/relation loss on an architecture that gives no forward taps.
+Teacher open_teacher(const config::RunConfig& config, const text::Tokenizer& student_tokenizer,
+                     const model::MaskedLm& student, const torch::Device& device);
+
+/// A hash of every weight's bytes (FNV-1a): equal before and after training when the teacher
+/// was never written (tests).
+uint64_t weights_checksum(model::MaskedLm model);
+
+}  // namespace mlm::train::distill
