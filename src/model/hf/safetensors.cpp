@@ -100,7 +100,7 @@ Entry parse_entry(const std::string& path, const std::string& name, const nlohma
 
 }  // namespace
 
-SafetensorsFile::SafetensorsFile(std::string path) : path_(std::move(path)) {
+SafetensorsFile::SafetensorsFile(std::string file) : path_(std::move(file)) {
   const auto& path = path_;
   std::error_code ec;
   const uint64_t file_bytes = std::filesystem::file_size(path, ec);

@@ -86,7 +86,8 @@ torch::Tensor task_arithmetic_merge(const torch::Tensor& base, const std::vector
 
 torch::Tensor slerp_merge(double t_value, const torch::Tensor& base, const torch::Tensor& other) {
   const auto dtype = compute_dtype(base);
-  const int64_t rows = base.dim() == 0 ? 1 : base.size(0);
+  // The whole tensor is one vector (the reference's leading axis batches tensors, not rows).
+  const int64_t rows = 1;
   const auto a = base.reshape({rows, -1}), b = other.reshape({rows, -1});
   const auto t = torch::full({1, 1}, t_value, torch::TensorOptions().dtype(dtype));
   if (a.size(1) == 0) return ((1 - t) * a + t * b).reshape(base.sizes()).to(base.scalar_type());

@@ -28,9 +28,9 @@ torch::Tensor task_arithmetic_merge(const torch::Tensor& base, const std::vector
 /// kept, the rest zero; with `rescale_l1`, scaled back to the L1 norm it had.
 torch::Tensor trim_by_magnitude(const torch::Tensor& delta, double density, bool rescale_l1);
 
-/// slerp per output row (the leading axis; a 1-D tensor is a row of one element each): rows
-/// nearly parallel or antiparallel (|cos| > 0.9995) and rows of norm <= 1e-8 interpolate
-/// linearly.
+/// slerp of the tensor as one flattened vector: sin((1-t)θ)/sin θ · base + sin(tθ)/sin θ · other
+/// with cos θ the cosine of the two; nearly parallel or antiparallel tensors (|cos θ| > 0.9995)
+/// interpolate linearly; a norm <= 1e-8 counts as 1 in the cosine.
 torch::Tensor slerp_merge(double t, const torch::Tensor& base, const torch::Tensor& other);
 
 }  // namespace mlm::train::merge
