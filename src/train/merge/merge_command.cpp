@@ -9,7 +9,6 @@
 #include "mlm/train/merge/merge_eval.h"
 #include "mlm/train/merge/merge_inputs.h"
 #include "mlm/train/merge/merge_network.h"
-#include "mlm/train/tools/saved_model.h"
 #include "mlm/util/atomic_file.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
@@ -98,8 +97,6 @@ nlohmann::json run_merge(const MergeRequest& request) {
     }
     report["merge"] = spec_json(spec, inputs);
     write_file_atomically(result / "mlm_merge.json", report["merge"].dump(2) + "\n");
-    // The result opens as every reader opens a model (its config.json against its weights).
-    if (inputs.networks.front() != "discriminator") as_user_input([&] { open_saved_model(result, config::RunConfig{}); });
 
     std::error_code ec;
     if (fs::exists(output)) fs::remove(output, ec);  // the empty directory it may be
