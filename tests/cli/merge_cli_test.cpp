@@ -19,37 +19,55 @@ namespace {
 namespace fs = std::filesystem;
 
 // Three tiny runs of different seeds (2 steps, a checkpoint at each) and their exports, made
-// once for the suite in the directory of the first test that asks.
+// once for the suite, in a directory of its own that no test's TempDir replaces; removed at exit.
 struct Inputs {
-  std::unique_ptr<config::TempDir> dir;
-  fs::path run1, e1, e2, e3;
+  fs::path root, spm, run1, e1, e2, e3;
+  ~Inputs() {
+    std::error_code ignored;
+    if (!root.empty()) fs::remove_all(root, ignored);
+  }
 };
 
-const Inputs& inputs() {
+// tiny_args with the suite's tokenizer.
+std::vector<std::string> shared_tiny_args(const config::testing::TempDir& dir, const fs::path& spm,
+                                          std::vector<std::string> extra) {
+  extra.insert(extra.begin(), {"--set", "tokenizer.model=" + spm.string()});
+  return tiny_args(dir, extra);
+}
+
+const Inputs& inputs(const config::testing::TempDir& dir) {
   static Inputs in;
-  if (in.dir) return in;
-  in.dir = std::make_unique<config::TempDir>();
-  const auto& dir = *in.dir;
+  if (!in.root.empty()) return in;
+  in.root = fs::path(::testing::TempDir()) / "mlm_merge_cli_inputs";
+  fs::remove_all(in.root);
+  fs::create_directories(in.root);
+  in.spm = in.root / "spm.model";
   std::vector<fs::path> exports;
   for (int seed = 1; seed <= 3; ++seed) {
-    const auto run_dir = dir.path() / ("run" + std::to_string(seed));
+    const auto run_dir = in.root / ("run" + std::to_string(seed));
     const CliRun run = run_tool("mlm-train", dir,
-                                tiny_args(dir, {"--set", "train.output_dir=" + run_dir.string(), "--set",
-                                                "train.seed=" + std::to_string(seed), "--set", "train.max_steps=2",
-                                                "--set", "checkpoint.every_steps=1", "--set", "checkpoint.keep_last=0",
-                                                "--set", "eval.every_steps=0"}),
+                                shared_tiny_args(dir, in.spm,
+                                                 {"--set", "train.output_dir=" + run_dir.string(), "--set",
+                                                  "train.seed=" + std::to_string(seed), "--set", "train.max_steps=2",
+                                                  "--set", "checkpoint.every_steps=1", "--set", "checkpoint.keep_last=0",
+                                                  "--set", "eval.every_steps=0"}),
                                 false);
     EXPECT_EQ(run.exit_code, 0) << run.err;
-    exports.push_back(export_to(dir, run_dir / "checkpoints" / "step_00000002", "e" + std::to_string(seed)));
+    const auto out = in.root / ("e" + std::to_string(seed));
+    const CliRun exported = run_tool(
+        "mlm-export", dir, {"--checkpoint", (run_dir / "checkpoints" / "step_00000002").string(), "--output", out.string()},
+        false);
+    EXPECT_EQ(exported.exit_code, 0) << exported.err;
+    exports.push_back(out);
   }
-  in.run1 = dir.path() / "run1";
+  in.run1 = in.root / "run1";
   in.e1 = exports[0];
   in.e2 = exports[1];
   in.e3 = exports[2];
   return in;
 }
 
-CliRun merge(const config::TempDir& dir, const std::vector<std::string>& args) {
+CliRun merge(const config::testing::TempDir& dir, const std::vector<std::string>& args) {
   return run_tool("mlm-merge", dir, args, false);
 }
 
@@ -73,8 +91,8 @@ double max_abs_difference(const fs::path& a, const fs::path& b) {
 }
 
 TEST(MergeCli, EveryMethodGivesMergekitsTensors) {
-  const auto& in = inputs();
-  config::TempDir dir;
+  config::testing::TempDir dir;
+  const auto& in = inputs(dir);
   const std::string e1 = in.e1.string(), e2 = in.e2.string(), e3 = in.e3.string();
   // mergekit YAML, read by both tools.
   const std::vector<std::pair<std::string, std::string>> configs = {
@@ -114,8 +132,8 @@ TEST(MergeCli, EveryMethodGivesMergekitsTensors) {
 }
 
 TEST(MergeCli, TheResultLoadsInTransformersAndContinuesAsInitFrom) {
-  const auto& in = inputs();
-  config::TempDir dir;
+  config::testing::TempDir dir;
+  const auto& in = inputs(dir);
   const auto out = dir.path() / "merged";
   const CliRun run = merge(dir, {"--model", in.e1.string(), "--model", in.e2.string(), "--output", out.string()});
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -129,7 +147,7 @@ TEST(MergeCli, TheResultLoadsInTransformersAndContinuesAsInitFrom) {
     EXPECT_TRUE(torch::allclose(merged[i].second, (a[i].second + b[i].second) / 2, 0, 1e-6)) << merged[i].first;
   const CliRun continued = run_tool(
       "mlm-train", dir,
-      tiny_args(*in.dir, {"--set", "train.output_dir=" + (dir.path() / "continued").string(), "--set",
+      shared_tiny_args(dir, in.spm, {"--set", "train.output_dir=" + (dir.path() / "continued").string(), "--set",
                           "model.init_from=" + out.string(), "--set", "train.max_steps=1", "--set", "eval.every_steps=0",
                           "--set", "checkpoint.every_steps=0"}),
       false);
@@ -138,8 +156,8 @@ TEST(MergeCli, TheResultLoadsInTransformersAndContinuesAsInitFrom) {
 }
 
 TEST(MergeCli, LastCheckpointsOfARunAreAveraged) {
-  const auto& in = inputs();
-  config::TempDir dir;
+  config::testing::TempDir dir;
+  const auto& in = inputs(dir);
   const auto out = dir.path() / "averaged";
   const CliRun run = merge(dir, {"--model", in.run1.string(), "--last", "2", "--output", out.string()});
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -158,12 +176,12 @@ TEST(MergeCli, LastCheckpointsOfARunAreAveraged) {
 }
 
 TEST(MergeCli, EvalScoresEachInputAndTheResult) {
-  const auto& in = inputs();
-  config::TempDir dir;
+  config::testing::TempDir dir;
+  const auto& in = inputs(dir);
   const auto out = dir.path() / "merged";
   std::vector<std::string> args = {"--model", in.e1.string(), "--model", in.e2.string(), "--output", out.string(),
                                    "--eval", std::string(MLM_SOURCE_DIR) + "/configs/tiny.yaml"};
-  for (const auto& set : {"tokenizer.model=" + (in.dir->path() / "spm.model").string(),
+  for (const auto& set : {"tokenizer.model=" + in.spm.string(),
                           "data.valid_files=[" + fixture_corpus("valid.txt") + "]", std::string("eval.max_batches=2"),
                           std::string("train.threads=1")})
     args.insert(args.end(), {"--set", set});
@@ -186,21 +204,21 @@ void copy_dir(const fs::path& from, const fs::path& to) {
 }
 
 TEST(MergeCli, BadInputIsOneLineExitTwoAndNoOutput) {
-  const auto& in = inputs();
-  config::TempDir dir;
+  config::testing::TempDir dir;
+  const auto& in = inputs(dir);
   const std::string e1 = in.e1.string(), e2 = in.e2.string();
   // Another shape, another tokenizer of the same rows, another architecture, damaged files.
   const auto narrow_run = dir.path() / "narrow";
-  ASSERT_EQ(run_tool("mlm-train", *in.dir,
-                     tiny_args(*in.dir, {"--set", "train.output_dir=" + narrow_run.string(), "--set", "train.max_steps=1",
+  ASSERT_EQ(run_tool("mlm-train", dir,
+                     shared_tiny_args(dir, in.spm, {"--set", "train.output_dir=" + narrow_run.string(), "--set", "train.max_steps=1",
                                          "--set", "model.hidden_size=64", "--set", "model.intermediate_size=256",
                                          "--set", "eval.every_steps=0", "--set", "checkpoint.every_steps=0"}),
                      false)
                 .exit_code,
             0);
   const auto other_tokenizer_run = dir.path() / "other_tokenizer";
-  ASSERT_EQ(run_tool("mlm-train", *in.dir,
-                     tiny_args(*in.dir, {"--set", "train.output_dir=" + other_tokenizer_run.string(), "--set",
+  ASSERT_EQ(run_tool("mlm-train", dir,
+                     shared_tiny_args(dir, in.spm, {"--set", "train.output_dir=" + other_tokenizer_run.string(), "--set",
                                          "tokenizer.model=" + (dir.path() / "spm150.model").string(), "--set",
                                          "tokenizer.vocab_size=150", "--set", "model.vocab_size=200", "--set",
                                          "train.max_steps=1", "--set", "eval.every_steps=0", "--set",
