@@ -100,7 +100,8 @@ Entry parse_entry(const std::string& path, const std::string& name, const nlohma
 
 }  // namespace
 
-TensorDict read_safetensors(const std::string& path) {
+SafetensorsFile::SafetensorsFile(std::string file) : path_(std::move(file)) {
+  const auto& path = path_;
   std::error_code ec;
   const uint64_t file_bytes = std::filesystem::file_size(path, ec);
   if (ec) throw CheckpointError(path + ": cannot read: " + ec.message());
@@ -124,7 +125,8 @@ TensorDict read_safetensors(const std::string& path) {
   }
   if (!json.is_object()) throw CheckpointError(path + ": safetensors header is not a JSON object");
 
-  const uint64_t data_start = 8 + header_bytes, data_bytes = file_bytes - data_start;
+  data_start_ = 8 + header_bytes;
+  const uint64_t data_bytes = file_bytes - data_start_;
   std::vector<Entry> entries;
   for (const auto& [name, value] : json.items())
     if (name != "__metadata__") entries.push_back(parse_entry(path, name, value, data_bytes));
@@ -138,15 +140,22 @@ TensorDict read_safetensors(const std::string& path) {
     if (entries[i].begin < entries[i - 1].end)
       throw CheckpointError(fmt::format("{}: tensors '{}' and '{}' overlap in the data section", path,
                                         entries[i - 1].name, entries[i].name));
+  for (const auto& e : entries) tensors_.push_back({e.name, e.dtype, e.shape, e.begin, e.end});
+}
 
+torch::Tensor SafetensorsFile::read(const Info& info) const {
+  std::ifstream in(path_, std::ios::binary);
+  auto tensor = torch::empty(info.shape, torch::TensorOptions().dtype(info.dtype));
+  in.seekg(static_cast<std::streamoff>(data_start_ + info.begin));
+  if (!in || !in.read(static_cast<char*>(tensor.data_ptr()), static_cast<std::streamsize>(info.end - info.begin)))
+    throw CheckpointError(fmt::format("{}: tensor '{}': cannot read its bytes", path_, info.name));
+  return tensor;
+}
+
+TensorDict read_safetensors(const std::string& path) {
+  const SafetensorsFile file(path);
   TensorDict out;
-  for (const auto& e : entries) {
-    auto tensor = torch::empty(e.shape, torch::TensorOptions().dtype(e.dtype));
-    in.seekg(static_cast<std::streamoff>(data_start + e.begin));
-    if (!in.read(static_cast<char*>(tensor.data_ptr()), static_cast<std::streamsize>(e.end - e.begin)))
-      throw CheckpointError(fmt::format("{}: tensor '{}': cannot read its bytes", path, e.name));
-    out.emplace_back(e.name, std::move(tensor));
-  }
+  for (const auto& info : file.tensors()) out.emplace_back(info.name, file.read(info));
   return out;
 }
 
