@@ -1,6 +1,7 @@
 #pragma once
 // What an evaluation scored: counts summed over all ranks, and the figures derived from them.
 #include <cstdint>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,9 @@ struct EvalResult {
   int64_t sequences = 0;
   int64_t batches = 0;        // all ranks
   double seconds = 0;
+  // eval.pll_* (train/likelihood/run_pll.h), scored on rank 0 after the counts above.
+  std::optional<double> pseudo_perplexity, minimal_pair_accuracy;
+  double pll_seconds = 0;
 
   double masked_accuracy() const;
   /// The unigram baseline: the accuracy of always predicting the most frequent token of the
