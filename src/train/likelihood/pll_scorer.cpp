@@ -8,7 +8,7 @@ namespace mlm::train::likelihood {
 namespace {
 
 /// The network whose predictions are scored: an RTD pair's generator, else the model itself.
-model::MaskedLm masked_lm_of(const model::MaskedLm& model) {
+model::MaskedLm masked_lm_of(model::MaskedLm model) {
   if (auto* pair = model->rtd_pair()) return model::MaskedLm(std::static_pointer_cast<model::MaskedLmImpl>(pair->generator));
   return model;
 }
