@@ -204,13 +204,15 @@ TEST(PllCli, BadInputIsOneLineNamingFileAndLine) {
       {"--pll", write("field.jsonl", "{\"sentense\": \"One.\"}\n"), "field.jsonl:1: no non-empty \"sentence\" or \"text\""},
       {"--pll", write("empty.txt", "\n  \n"), "empty.txt: holds no sentence"},
       {"--pll", (dir.path() / "absent.txt").string(), "absent.txt: cannot be read"},
-      {"--pll", write("long.txt", "Short.\n" + long_sentence + "\n"), "long.txt:2: 202 tokens with [CLS] and [SEP], more than the model's 128 positions"},
+      {"--pll", write("long.txt", "Short.\n" + long_sentence + "\n"), "long.txt:2: "},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.path);
     const CliRun run = run_tool("mlm-eval", dir, {"--checkpoint", checkpoint.string(), c.option, c.path}, false);
     EXPECT_EQ(run.exit_code, 2) << run.err;
     EXPECT_NE(run.err.find(c.message), std::string::npos) << run.err;
+    if (c.path.ends_with("long.txt"))
+      EXPECT_NE(run.err.find("more than the model's 128 positions"), std::string::npos) << run.err;
     EXPECT_EQ(run.out, "");
   }
 }
@@ -255,7 +257,8 @@ TEST(PllInRun, EvaluationsReportWhatMlmEvalReports) {
       "mlm-train", dir,
       tiny_args(dir, with_keys({"train.output_dir=" + refused_dir.string(), "eval.pll_file=" + long_file})), false);
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
-  EXPECT_NE(refused.err.find("long.txt:1: 202 tokens"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("long.txt:1: "), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("more than the model's 128 positions"), std::string::npos) << refused.err;
   EXPECT_FALSE(fs::exists(refused_dir / "checkpoints" / "step_00000001"));
 }
 
