@@ -502,6 +502,14 @@ void validate_eval(const EvalConfig& eval) {
   at_least("eval.probe_every_steps", eval.probe_every_steps, 0, " (0 = at every evaluation)");
   at_least("eval.batch_size", eval.batch_size, 0, " (0 = train.micro_batch_size)");
   at_least("eval.seed", eval.seed, 0);
+  at_least("eval.pll_sentences", eval.pll_sentences, 1);
+  for (const auto& [key, path] : {std::pair<const char*, const std::string&>{"eval.pll_file", eval.pll_file},
+                                  {"eval.pll_minimal_pairs", eval.pll_minimal_pairs}}) {
+    if (!path.empty() && !std::filesystem::is_regular_file(path))
+      throw ConfigError(std::string(key) + ": " + path + " is not a readable file", key);
+  }
+  if (eval.pll_variant != "original" && eval.pll_variant != "within_word_l2r")
+    fail("eval.pll_variant", "'" + eval.pll_variant + "'", "must be one of original, within_word_l2r");
 }
 
 void validate_distributed(const DistributedConfig& distributed, const TrainConfig& train) {

@@ -2,6 +2,7 @@
 # The rooms of train/ are layered, lowest first:
 #   optim/       the optimizer: update rules, learning-rate schedule, gradient clipping
 #   checkpoint/  the checkpoint component
+#   likelihood/  pseudo-log-likelihood scoring of sentences and minimal pairs
 #   loop/        the step and the loop (it runs the probes through a callback, run_probes.h)
 #   finetune/    fine-tuning on labelled tasks, and the probes built on it
 #   run/         a run's assembly: bootstrap, trainer, what the user sees, stop signals
@@ -12,7 +13,7 @@
 #   train_layers_test.sh REPO_ROOT
 set -euo pipefail
 root="$1"
-order=(optim checkpoint loop finetune run tools)
+order=(optim checkpoint likelihood loop finetune run tools)
 status=0
 
 named() {

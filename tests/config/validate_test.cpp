@@ -532,6 +532,14 @@ std::vector<Rule> rules() {
        "eval.batch_size", {"eval.batch_size (-1) must be >= 0"}},
       {"eval_seed", [](RunConfig& c) { c.eval.seed = -1; },
        "eval.seed", {"eval.seed (-1) must be >= 0"}},
+      {"eval_pll_sentences", [](RunConfig& c) { c.eval.pll_sentences = 0; },
+       "eval.pll_sentences", {"eval.pll_sentences (0) must be >= 1"}},
+      {"eval_pll_file_missing", [](RunConfig& c) { c.eval.pll_file = "/nonexistent/sentences.txt"; },
+       "eval.pll_file", {"eval.pll_file: /nonexistent/sentences.txt is not a readable file"}},
+      {"eval_pll_pairs_missing", [](RunConfig& c) { c.eval.pll_minimal_pairs = "/nonexistent/pairs.jsonl"; },
+       "eval.pll_minimal_pairs", {"eval.pll_minimal_pairs: /nonexistent/pairs.jsonl is not a readable file"}},
+      {"eval_pll_variant", [](RunConfig& c) { c.eval.pll_variant = "whole_word"; },
+       "eval.pll_variant", {"eval.pll_variant", "'whole_word'", "original, within_word_l2r"}},
       // distributed
       {"nccl_on_cpu", [](RunConfig& c) {
          c.distributed.backend = DistBackend::nccl;

@@ -10,7 +10,10 @@
 namespace mlm::train {
 
 TrainingLoop::TrainingLoop(LoopParts parts)
-    : parts_(std::move(parts)), state_(parts_.contents.state) {}
+    : parts_(std::move(parts)), state_(parts_.contents.state) {
+  if (parts_.comm.is_main())
+    pll_ = likelihood::RunPll::open(parts_.config.eval, parts_.contents.model, parts_.contents.tokenizer);
+}
 
 int TrainingLoop::run() {
   const RunClock clock(state_.train_time_s);
@@ -122,6 +125,12 @@ EvalResult TrainingLoop::evaluate_and_report(bool at_end) {
   }
   result.source_accuracy =
       source_evaluation_->accuracies(parts_.contents.model, parts_.comm, parts_.device, parts_.compute_dtype);
+  if (pll_) {  // rank 0 alone, as the probes: the others wait at the next collective
+    const auto scores = pll_->score();
+    result.pseudo_perplexity = scores.pseudo_perplexity;
+    result.minimal_pair_accuracy = scores.minimal_pair_accuracy;
+    result.pll_seconds = scores.seconds;
+  }
   last_eval_ = result;
   last_eval_step_ = state_.step;
   parts_.reporter.evaluated(result, state_);

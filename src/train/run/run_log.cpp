@@ -104,6 +104,9 @@ void RunLog::evaluated(const EvalResult& result, const TrainerState& state) {
   const auto tokens = static_cast<double>(result.tokens), masked = static_cast<double>(result.num_masked);
   if (result.rtd) row.update(result.rtd_counts.to_json(tokens, masked, "eval_"));
   for (const auto& [source, accuracy] : result.source_accuracy) row["eval_mlm_accuracy/" + source] = accuracy;
+  if (result.pseudo_perplexity) row["eval_pseudo_perplexity"] = *result.pseudo_perplexity;
+  if (result.minimal_pair_accuracy) row["eval_minimal_pair_accuracy"] = *result.minimal_pair_accuracy;
+  if (result.pseudo_perplexity || result.minimal_pair_accuracy) row["eval_pll_time_s"] = result.pll_seconds;
   write_row(row);
   progress_.clear();
   log::info("eval", "step {} | loss {:.4f} | perplexity {:.2f} | masked accuracy {:.4f} "
@@ -120,6 +123,12 @@ void RunLog::evaluated(const EvalResult& result, const TrainerState& state) {
               "| recall {:.4f} | F1 {:.4f} | generator sampled the original at {:.4f} of masked positions",
               state.step, r.loss(tokens), r.accuracy(tokens), r.precision(), r.recall(), r.f1(),
               r.generator_accuracy(masked));
+  }
+  if (result.pseudo_perplexity || result.minimal_pair_accuracy) {
+    log::info("eval", "step {} | pseudo-perplexity {} | minimal-pair accuracy {} | {}", state.step,
+              result.pseudo_perplexity ? fmt::format("{:.3f}", *result.pseudo_perplexity) : "-",
+              result.minimal_pair_accuracy ? fmt::format("{:.4f}", *result.minimal_pair_accuracy) : "-",
+              format_duration(result.pll_seconds));
   }
   if (const auto warning = collapse_.evaluated(result, state.step)) log::warn("eval", "{}", *warning);
 }

@@ -18,6 +18,14 @@ struct EvalConfig {
                                            //   a copy of the weights at evaluations, on rank 0
   int64_t probe_every_steps = 0;           // probes at evaluations on multiples of this (0 = at
                                            //   every evaluation) and at the end
+  std::string pll_file;                    // sentences (one per line, or .jsonl "sentence"/"text")
+                                           //   whose pseudo-perplexity each evaluation reports
+                                           //   (eval_pseudo_perplexity; rank 0, fp32); "" = none
+  std::string pll_minimal_pairs;           // .jsonl sentence_good/sentence_bad pairs: each evaluation
+                                           //   reports eval_minimal_pair_accuracy; "" = none
+  int64_t pll_sentences = 200;             // the first N sentences of pll_file and N pairs of
+                                           //   pll_minimal_pairs scored (the cost bound)
+  std::string pll_variant = "original";    // original | within_word_l2r (Kauf & Ivanova 2023)
 
   template <class V>
   void visit(V& v) {
@@ -28,6 +36,10 @@ struct EvalConfig {
     v("on_start", on_start);
     v("probes", probes);
     v("probe_every_steps", probe_every_steps);
+    v("pll_file", pll_file);
+    v("pll_minimal_pairs", pll_minimal_pairs);
+    v("pll_sentences", pll_sentences);
+    v("pll_variant", pll_variant);
   }
 };
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +29,9 @@ struct EvalResult {
   // A mixture of several sources: each source's masked accuracy (source_evaluation.h),
   // written as eval_mlm_accuracy/<source>.
   std::vector<std::pair<std::string, double>> source_accuracy;
+  // eval.pll_* (train/likelihood/run_pll.h), scored on rank 0 after the counts above.
+  std::optional<double> pseudo_perplexity, minimal_pair_accuracy;
+  double pll_seconds = 0;
 
   double masked_accuracy() const;
   /// The unigram baseline: the accuracy of always predicting the most frequent token of the

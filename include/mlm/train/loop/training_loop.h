@@ -22,6 +22,7 @@
 #include "mlm/masking/batch_stream.h"
 #include "mlm/masking/validation_batches.h"
 #include "mlm/train/checkpoint/run_checkpoints.h"
+#include "mlm/train/likelihood/run_pll.h"
 #include "mlm/train/loop/batch_ramp.h"
 #include "mlm/train/loop/eval_result.h"
 #include "mlm/train/loop/masking_rate.h"
@@ -88,6 +89,7 @@ class TrainingLoop {
   TrainerState& state_;
   std::unique_ptr<masking::ValidationBatches> valid_batches_;  // read at the first evaluation
   std::unique_ptr<SourceEvaluation> source_evaluation_;        // likewise
+  std::optional<likelihood::RunPll> pll_;  // eval.pll_*, on rank 0: read when the loop is built
   std::optional<EvalResult> last_eval_;
   int64_t last_eval_step_ = -1;
   std::function<void(const StepStats&)> on_step_;
