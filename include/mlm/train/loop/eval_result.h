@@ -1,10 +1,10 @@
 #pragma once
 // What an evaluation scored: counts summed over all ranks, and the figures derived from them.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-#include <optional>
 
 #include <nlohmann/json.hpp>
 
