@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   mlm::cli::ConfigOptions config_options;
   std::string checkpoint;
   std::vector<std::string> data_files;
-  bool json = false;
+  bool json = false, ema = false;
   return mlm::cli::run_main(
       "mlm-eval",
       "Evaluate a checkpoint or an exported model: masked-token accuracy, MLM loss, perplexity.",
@@ -30,12 +30,13 @@ int main(int argc, char** argv) {
                        "Evaluate on these files (paths or globs) instead of data.valid_files")
             ->take_all();
         app.add_flag("--json", json, "Print one JSON object instead of text");
+        app.add_flag("--ema", ema, "Evaluate the checkpoint's EMA of the weights (ema.pt, train.ema_decay)");
       },
       [&]() -> int {
         mlm::config::RunConfig config;
         if (!config_options.load(config)) return mlm::kExitOk;  // --print-config
         if (!data_files.empty()) config.data.valid_files = data_files;
-        const auto evaluated = mlm::train::evaluate_saved_model(config, checkpoint);
+        const auto evaluated = mlm::train::evaluate_saved_model(config, checkpoint, ema);
         if (!evaluated.is_main) return mlm::kExitOk;
         const auto& result = evaluated.result;
         if (json) {
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
           if (evaluated.step) out["step"] = *evaluated.step;
           std::cout << out.dump() << std::endl;
         } else {
-          std::cout << "checkpoint        " << checkpoint << "\n"
+          std::cout << "checkpoint        " << checkpoint << (ema ? " (EMA weights)" : "") << "\n"
                     << "masked accuracy   " << fmt::format("{:.4f}", result.masked_accuracy())
                     << fmt::format(" (unigram baseline {:.4f})", result.unigram_accuracy()) << "\n"
                     << "mlm loss          " << fmt::format("{:.4f}", result.mlm_loss()) << "\n"
