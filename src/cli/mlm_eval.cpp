@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   mlm::cli::ConfigOptions config_options;
   std::string checkpoint;
   std::vector<std::string> data_files;
-  bool json = false;
+  bool json = false, ema = false;
   mlm::train::PllRequest pll;
   return mlm::cli::run_main(
       "mlm-eval",
@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
         app.add_option("--threads", pll.threads, "Intra-op threads of the likelihood modes (0 = the cores)")
             ->check(CLI::NonNegativeNumber);
         app.get_option("--config")->required(false);  // the likelihood modes need none
+        app.add_flag("--ema", ema, "Evaluate the checkpoint's EMA of the weights (ema.pt, train.ema_decay)");
       },
       [&]() -> int {
         mlm::config::RunConfig config;
@@ -87,7 +88,7 @@ int main(int argc, char** argv) {
         if (!config_options.path.empty() && !config_options.load(config)) return mlm::kExitOk;  // --print-config
         if (likelihood) return print_likelihood(mlm::train::score_pseudo_likelihood(config, checkpoint, pll), json);
         if (!data_files.empty()) config.data.valid_files = data_files;
-        const auto evaluated = mlm::train::evaluate_saved_model(config, checkpoint);
+        const auto evaluated = mlm::train::evaluate_saved_model(config, checkpoint, ema);
         if (!evaluated.is_main) return mlm::kExitOk;
         const auto& result = evaluated.result;
         if (json) {
@@ -96,7 +97,7 @@ int main(int argc, char** argv) {
           if (evaluated.step) out["step"] = *evaluated.step;
           std::cout << out.dump() << std::endl;
         } else {
-          std::cout << "checkpoint        " << checkpoint << "\n"
+          std::cout << "checkpoint        " << checkpoint << (ema ? " (EMA weights)" : "") << "\n"
                     << "masked accuracy   " << fmt::format("{:.4f}", result.masked_accuracy())
                     << fmt::format(" (unigram baseline {:.4f})", result.unigram_accuracy()) << "\n"
                     << "mlm loss          " << fmt::format("{:.4f}", result.mlm_loss()) << "\n"

@@ -5,6 +5,7 @@
 
 int main(int argc, char** argv) {
   std::string checkpoint, output, weights = "safetensors";
+  bool ema = false;
   return mlm::cli::run_main(
       "mlm-export",
       "Export a checkpoint as a Hugging Face BERT directory (config.json, model.safetensors or "
@@ -19,11 +20,14 @@ int main(int argc, char** argv) {
         app.add_option("--weights", weights, "Weight file format: safetensors (model.safetensors) or "
                        "bin (pytorch_model.bin)")
             ->check(CLI::IsMember({"safetensors", "bin"}));
+        app.add_flag("--ema", ema, "Export the checkpoint's EMA of the weights (ema.pt, train.ema_decay) "
+                     "instead of its weights");
       },
       [&]() {
         mlm::train::export_checkpoint(checkpoint, output,
                                       weights == "bin" ? mlm::model::WeightFormat::bin
-                                                       : mlm::model::WeightFormat::safetensors);
+                                                       : mlm::model::WeightFormat::safetensors,
+                                      ema);
         return 0;
       },
       mlm::cli::libtorch_runtime());

@@ -34,7 +34,8 @@ std::string why_fixed(const std::string& key) {
   if (key.starts_with("distributed.")) return "the processes are launched once for the run";
   static const std::set<std::string> kRunKeys = {
       "train.output_dir", "train.resume", "train.device", "train.precision", "train.threads",
-      "train.seed", "train.max_skipped_steps", "train.loss_scale_init", "train.loss_scale_growth_interval"};
+      "train.seed", "train.max_skipped_steps", "train.loss_scale_init", "train.loss_scale_growth_interval",
+      "train.ema_start_step"};
   if (kRunKeys.count(key)) return "it is set once for the whole run";
   if (key == "train.max_steps" || key == "train.max_tokens" || key == "train.max_time_s") {
     return "it caps the whole run; a phase ends after its own 'steps' or 'tokens'";
@@ -109,6 +110,12 @@ void validate_phases(const RunConfig& run, const std::string& origin) {
       validate_config(resolved);
     } catch (const ConfigError& e) {
       throw ConfigError(origin + ": " + path + ": " + e.what(), path + ".set." + e.key());
+    }
+    // One EMA spans the run's phases: a phase may change its decay, not switch it on or off.
+    if ((resolved.train.ema_decay > 0) != (run.train.ema_decay > 0)) {
+      fail(path + ".set.train.ema_decay",
+           "cannot switch the EMA on or off in a phase (one EMA spans the run's phases): set "
+           "train.ema_decay > 0 for the run; a phase may change its value");
     }
   }
 }

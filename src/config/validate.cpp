@@ -489,6 +489,10 @@ void validate_train(const TrainConfig& train, bool phased) {
                       "train.loss_scale_init");
   }
   at_least("train.loss_scale_growth_interval", train.loss_scale_growth_interval, 1);
+  in_range("train.ema_decay", train.ema_decay, 0, End::closed, 1, End::open,
+           " (0 = no EMA of the weights; e.g. 0.999)");
+  at_least("train.ema_every_steps", train.ema_every_steps, 1);
+  at_least("train.ema_start_step", train.ema_start_step, 0, " (0 = from the initial weights)");
 }
 
 void validate_checkpoint(const CheckpointConfig& checkpoint) {

@@ -6,6 +6,7 @@
 #include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/train/checkpoint/config_diff.h"
 #include "mlm/train/checkpoint/rng_state.h"
+#include "mlm/train/loop/ema_weights.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/fnv1a.h"
 #include "mlm/util/logging.h"
@@ -94,6 +95,7 @@ fs::path RunCheckpoints::save(const CheckpointContents& contents) {
       written = write_checkpoint_dir(checkpoints, state.step, [&](const fs::path& tmp) {
         model::save_model_pt(contents.model, (tmp / "model.pt").string());
         torch::save(contents.optimizer, (tmp / "optimizer.pt").string());
+        if (contents.ema) contents.ema->save(tmp / kEmaFileName);
         write_file_durably(tmp / "trainer_state.json", state.to_json().dump(2) + "\n");
         write_file_durably(tmp / "config.yaml", config_yaml);
         write_file_durably(tmp / "tokenizer.model", contents.tokenizer.serialized_model());
@@ -218,6 +220,16 @@ nlohmann::json RunCheckpoints::resume_from(const fs::path& dir, const Checkpoint
   } catch (const std::exception& e) {
     throw CheckpointError(optimizer_path.string() + ": cannot load the optimizer state: " +
                           first_line(e.what()));
+  }
+  if (contents.ema) {
+    // The shadow is replicated: every rank reads the one file, whatever the world size.
+    if (fs::exists(dir / kEmaFileName)) {
+      contents.ema->load(dir / kEmaFileName);
+    } else {
+      contents.ema->restart();
+      log::info("ckpt", "{} holds no EMA weights ({}): the EMA starts from its weights", dir.string(),
+                kEmaFileName);
+    }
   }
   nlohmann::json position;
   const auto rank = static_cast<size_t>(comm_->rank());

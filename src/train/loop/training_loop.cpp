@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "mlm/train/loop/ema_weights.h"
 #include "mlm/train/loop/evaluator.h"
 #include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"
@@ -53,6 +54,7 @@ void TrainingLoop::train_step() {
   if (const auto rate = parts_.masking_rate.at(step)) parts_.batches.set_masking_rate(*rate);
   const auto batches = collect_step(parts_.batches, parts_.batch_ramp.micro_batches(trained_tokens_));
   unread_.push_back(parts_.step.run(step, parts_.lr.at(step), batches));
+  if (parts_.contents.ema) parts_.contents.ema->update(step);
   trained_step_ = step;
   trained_tokens_ += unread_.back().known.tokens;
 }
@@ -118,8 +120,10 @@ EvalResult TrainingLoop::evaluate_and_report(bool at_end) {
     valid_batches_ =
         std::make_unique<masking::ValidationBatches>(parts_.plan, parts_.contents.tokenizer);
   }
-  auto result = evaluate(parts_.contents.model, *valid_batches_, parts_.comm, parts_.device,
-                         parts_.compute_dtype);
+  const auto score = [&] {
+    return evaluate(parts_.contents.model, *valid_batches_, parts_.comm, parts_.device, parts_.compute_dtype);
+  };
+  auto result = score();
   if (!source_evaluation_) {
     source_evaluation_ = std::make_unique<SourceEvaluation>(parts_.plan, parts_.contents.tokenizer);
   }
@@ -133,7 +137,11 @@ EvalResult TrainingLoop::evaluate_and_report(bool at_end) {
   }
   last_eval_ = result;
   last_eval_step_ = state_.step;
-  parts_.reporter.evaluated(result, state_);
+  if (parts_.contents.ema) {
+    // The same batches and masks, with the shadow in the model's parameters.
+    last_eval_ema_ = parts_.contents.ema->with_shadow(score);
+  }
+  parts_.reporter.evaluated(result, state_, last_eval_ema_ ? &*last_eval_ema_ : nullptr);
   const int64_t every = parts_.config.eval.probe_every_steps;
   if (parts_.run_probes && parts_.comm.is_main() && (at_end || every == 0 || state_.step % every == 0)) {
     // Rank 0 alone: the others wait at the next collective.

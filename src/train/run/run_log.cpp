@@ -90,19 +90,36 @@ void RunLog::probed(const std::vector<ProbeScore>& scores, const TrainerState& s
   }
 }
 
-void RunLog::evaluated(const EvalResult& result, const TrainerState& state) {
-  if (!is_main_) return;
-  nlohmann::json row = {{"step", state.step},
-                        {"tokens", state.tokens_seen},
-                        {"eval_loss", result.mlm_loss()},
-                        {"eval_mlm_accuracy", result.masked_accuracy()},
-                        {"eval_perplexity", result.perplexity()},
-                        {"eval_unigram_accuracy", result.unigram_accuracy()},
-                        {"eval_num_masked", result.num_masked},
-                        {"eval_time_s", result.seconds}};
-  if (result.num_sentence_pairs > 0) row["eval_nsp_accuracy"] = result.nsp_accuracy();
+namespace {
+
+// An evaluation's eval_* fields.
+nlohmann::json eval_fields(const EvalResult& result) {
+  nlohmann::json fields = {{"eval_loss", result.mlm_loss()},
+                           {"eval_mlm_accuracy", result.masked_accuracy()},
+                           {"eval_perplexity", result.perplexity()},
+                           {"eval_unigram_accuracy", result.unigram_accuracy()},
+                           {"eval_num_masked", result.num_masked},
+                           {"eval_time_s", result.seconds}};
+  if (result.num_sentence_pairs > 0) fields["eval_nsp_accuracy"] = result.nsp_accuracy();
   const auto tokens = static_cast<double>(result.tokens), masked = static_cast<double>(result.num_masked);
-  if (result.rtd) row.update(result.rtd_counts.to_json(tokens, masked, "eval_"));
+  if (result.rtd) fields.update(result.rtd_counts.to_json(tokens, masked, "eval_"));
+  return fields;
+}
+
+}  // namespace
+
+void RunLog::evaluated(const EvalResult& result, const TrainerState& state, const EvalResult* ema) {
+  if (!is_main_) return;
+  nlohmann::json row = {{"step", state.step}, {"tokens", state.tokens_seen}};
+  row.update(eval_fields(result));
+  if (ema) {
+    // The same batches and masks: the unigram baseline and the masked count are the weights'.
+    auto fields = eval_fields(*ema);
+    fields.erase("eval_unigram_accuracy");
+    fields.erase("eval_num_masked");
+    for (const auto& [key, value] : fields.items()) row[key + "_ema"] = value;
+  }
+  const auto tokens = static_cast<double>(result.tokens), masked = static_cast<double>(result.num_masked);
   for (const auto& [source, accuracy] : result.source_accuracy) row["eval_mlm_accuracy/" + source] = accuracy;
   if (result.pseudo_perplexity) row["eval_pseudo_perplexity"] = *result.pseudo_perplexity;
   if (result.minimal_pair_accuracy) row["eval_minimal_pair_accuracy"] = *result.minimal_pair_accuracy;
@@ -129,6 +146,12 @@ void RunLog::evaluated(const EvalResult& result, const TrainerState& state) {
               result.pseudo_perplexity ? fmt::format("{:.3f}", *result.pseudo_perplexity) : "-",
               result.minimal_pair_accuracy ? fmt::format("{:.4f}", *result.minimal_pair_accuracy) : "-",
               format_duration(result.pll_seconds));
+  }
+  if (ema) {
+    log::info("eval", "step {} | EMA of the weights: loss {:.4f} | perplexity {:.2f} | masked accuracy {:.4f} "
+              "({:+.4f} against the weights) | {}",
+              state.step, ema->mlm_loss(), ema->perplexity(), ema->masked_accuracy(),
+              ema->masked_accuracy() - result.masked_accuracy(), format_duration(ema->seconds));
   }
   if (const auto warning = collapse_.evaluated(result, state.step)) log::warn("eval", "{}", *warning);
 }

@@ -4,6 +4,7 @@
 #include "mlm/config/phases.h"
 #include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/train/finetune/probes.h"
+#include "mlm/train/loop/ema_weights.h"
 #include "mlm/train/run/bootstrap.h"
 #include "mlm/train/run/device.h"
 #include "mlm/train/run/stop_signals.h"
@@ -30,6 +31,7 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   if (config_.distill.enabled()) {
     distiller_ = distill::make_distiller(config_, *tokenizer_, model_, device_, compute_dtype_);
   }
+  if (config_.train.ema_decay > 0) ema_ = std::make_unique<EmaWeights>(model_, config_.train);
   if (comm_->rank() > 0) {
     torch::manual_seed(static_cast<uint64_t>(config_.train.seed) + static_cast<uint64_t>(comm_->rank()));
   }
@@ -86,6 +88,7 @@ void Trainer::enter_phase(RunPhase phase) {
                                                 phase_length(config_, phase_, comm_->world_size()));
   batch_ramp_ = std::make_unique<BatchRamp>(config.train, comm_->world_size());
   model_->apply_phase_settings(config.model);
+  if (ema_) ema_->configure(config.train);  // a phase may change the decay; the shadow stays
   state_.phase = phase_.index;
   state_.phase_name = phase_.name;
   state_.phase_start_step = phase_.start_step;
@@ -115,7 +118,8 @@ CheckpointContents Trainer::contents() {
                             [this]() -> std::optional<LossScaleState> {
                               if (auto* scaler = step_->loss_scaler()) return scaler->state();
                               return std::nullopt;
-                            }};
+                            },
+                            ema_.get()};
 }
 
 void Trainer::on_step(std::function<void(const StepStats&)> callback) {

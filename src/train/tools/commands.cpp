@@ -20,8 +20,9 @@ int run_training(const config::RunConfig& config, const std::string& resume) {
   return trainer.run();
 }
 
-SavedModelEval evaluate_saved_model(config::RunConfig config, const fs::path& dir) {
+SavedModelEval evaluate_saved_model(config::RunConfig config, const fs::path& dir, bool ema) {
   auto saved = open_saved_model(dir, config);
+  if (ema) use_ema_weights(saved, dir);
   config.model = saved.model_config;  // the weights decide the architecture
   config::require_position_room(config.model, config.data.seq_len, saved.model->pad_id());
   const auto process = bootstrap(config);
@@ -34,15 +35,17 @@ SavedModelEval evaluate_saved_model(config::RunConfig config, const fs::path& di
   return out;
 }
 
-void export_checkpoint(const fs::path& checkpoint, const fs::path& output, model::WeightFormat format) {
+void export_checkpoint(const fs::path& checkpoint, const fs::path& output, model::WeightFormat format,
+                       bool ema) {
   auto saved = open_saved_model(checkpoint, config::RunConfig{});
+  if (ema) use_ema_weights(saved, checkpoint);
   std::error_code ec;
   fs::create_directories(output, ec);
   if (ec || !fs::is_directory(output))
     throw UsageError("--output " + output.string() + ": cannot create directory" + (ec ? ": " + ec.message() : ""));
   for (const auto& dir : model::write_hf_model(saved.model, output.string(), format))
     text::write_hf_tokenizer(saved.tokenizer, dir, saved.model->max_sequence_length());
-  log::info("export", "wrote Hugging Face model to {}", output.string());
+  log::info("export", "wrote Hugging Face model{} to {}", ema ? " (the EMA weights)" : "", output.string());
 }
 
 }  // namespace mlm::train

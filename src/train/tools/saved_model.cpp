@@ -17,6 +17,7 @@
 #include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/train/checkpoint/run_checkpoints.h"
 #include "mlm/train/checkpoint/trainer_state.h"
+#include "mlm/train/loop/ema_weights.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 
@@ -163,6 +164,19 @@ SavedModel open_saved_model(const fs::path& dir, const config::RunConfig& config
     return as_user_input([&] { return open_owned_directory(*owner, dir, config, check); });
   throw UsageError(dir.string() + ": neither an mlm-train checkpoint (trainer_state.json, model.pt) nor a "
                    "Hugging Face model directory (config.json with model.safetensors or pytorch_model.bin)");
+}
+
+void use_ema_weights(SavedModel& saved, const fs::path& dir) {
+  if (!saved.step) {
+    throw UsageError("--ema: " + dir.string() + " is not an mlm-train checkpoint; the EMA weights live in a "
+                     "checkpoint's " + kEmaFileName);
+  }
+  const auto path = dir / kEmaFileName;
+  if (!fs::exists(path)) {
+    throw UsageError("--ema: " + dir.string() + " holds no EMA weights (" + kEmaFileName +
+                     "): its run trained without train.ema_decay");
+  }
+  as_user_input([&] { model::load_model_pt(saved.model, path.string()); });
 }
 
 }  // namespace mlm::train

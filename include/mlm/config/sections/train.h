@@ -29,6 +29,12 @@ struct TrainConfig {
   int64_t seed = 42;                       // model init, data order and masking
   int64_t max_skipped_steps = 10;          // consecutive non-finite steps before giving up
   std::string resume;                      // "" new run | auto | latest | a checkpoint dir
+  double ema_decay = 0;                    // EMA of the weights (fp32 shadow): 0 = off, else
+                                           //   in (0, 1); per update shadow <- d^N shadow +
+                                           //   (1 - d^N) weights, N = ema_every_steps
+  int64_t ema_every_steps = 1;             // update the EMA every N optimizer steps
+  int64_t ema_start_step = 0;              // the EMA starts as a copy of the weights at this
+                                           //   step (0: the initial weights)
 
   template <class V>
   void visit(V& v) {
@@ -48,6 +54,9 @@ struct TrainConfig {
     v("seed", seed);
     v("max_skipped_steps", max_skipped_steps);
     v("resume", resume);
+    v("ema_decay", ema_decay);
+    v("ema_every_steps", ema_every_steps);
+    v("ema_start_step", ema_start_step);
   }
 };
 

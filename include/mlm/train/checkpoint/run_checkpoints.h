@@ -22,6 +22,8 @@
 
 namespace mlm::train {
 
+class EmaWeights;
+
 /// The files a checkpoint written by a run must contain (besides DONE).
 const std::vector<std::string>& checkpoint_required_files();
 
@@ -33,6 +35,7 @@ struct CheckpointContents {
   const text::Tokenizer& tokenizer;
   std::function<nlohmann::json()> data_position;  // this rank's position in its data source
   std::function<std::optional<LossScaleState>()> loss_scale;  // fp16's scaler state, else none
+  EmaWeights* ema = nullptr;  // train.ema_decay > 0: the shadow weights, kept as ema.pt
 };
 
 class RunCheckpoints {

@@ -29,7 +29,8 @@ class RunReporter {
   virtual bool wants_every_step() const { return false; }
   /// `seconds` spent off training (an evaluation, a checkpoint): not counted in tokens/s.
   virtual void paused(double seconds) = 0;
-  virtual void evaluated(const EvalResult& result, const TrainerState& state) = 0;
+  /// `ema`: the EMA weights' score on the same batches (train.ema_decay > 0), else null.
+  virtual void evaluated(const EvalResult& result, const TrainerState& state, const EvalResult* ema = nullptr) = 0;
   /// The probes' scores (eval.probes) at an evaluation, on the main rank.
   virtual void probed(const std::vector<ProbeScore>& scores, const TrainerState& state) {}
   virtual void checkpointed(const std::filesystem::path& dir, double seconds) = 0;

@@ -2,7 +2,9 @@
 // The training loop: each step draws its micro-batches from the train split, trains on them
 // (training_step.h) and reports; the run schedule says when to evaluate, checkpoint and stop.
 // It is handed its parts, built and owned by the run's assembly (run/trainer.h), and saves
-// through the checkpoint component; what it has to say goes to a RunReporter.
+// through the checkpoint component; what it has to say goes to a RunReporter. With an EMA of the
+// weights (contents.ema, ema_weights.h) each step ends with its update, and each evaluation
+// scores its shadow too, on the same batches.
 //
 // A step's statistics stay on the device (step_stats.h) until the loop reads all the steps it
 // has not read yet at once: at a logged step, before an evaluation or a checkpoint, at the end,
@@ -71,6 +73,8 @@ class TrainingLoop {
   /// Called on every rank after each step (tests, tools).
   void on_step(std::function<void(const StepStats&)> callback) { on_step_ = std::move(callback); }
   const std::optional<EvalResult>& last_eval() const { return last_eval_; }
+  /// The EMA weights' score at the last evaluation (train.ema_decay > 0), else none.
+  const std::optional<EvalResult>& last_eval_ema() const { return last_eval_ema_; }
 
  private:
   /// Trains the next step; its stats join the unread ones.
@@ -91,6 +95,7 @@ class TrainingLoop {
   std::unique_ptr<SourceEvaluation> source_evaluation_;        // likewise
   std::optional<likelihood::RunPll> pll_;  // eval.pll_*, on rank 0: read when the loop is built
   std::optional<EvalResult> last_eval_;
+  std::optional<EvalResult> last_eval_ema_;
   int64_t last_eval_step_ = -1;
   std::function<void(const StepStats&)> on_step_;
   std::vector<DeviceStepStats> unread_;  // trained, not yet counted in state_ nor reported

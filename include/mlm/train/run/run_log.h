@@ -28,7 +28,8 @@ class RunLog : public RunReporter {
   /// When the progress line is drawn (on a terminal the user watches each step).
   bool wants_every_step() const override { return progress_.enabled(); }
   void paused(double seconds) override;
-  void evaluated(const EvalResult& result, const TrainerState& state) override;
+  /// One metrics.jsonl row: eval_* of the weights and, with the EMA, eval_*_ema of its shadow.
+  void evaluated(const EvalResult& result, const TrainerState& state, const EvalResult* ema = nullptr) override;
   void probed(const std::vector<ProbeScore>& scores, const TrainerState& state) override;
   void checkpointed(const std::filesystem::path& dir, double seconds) override;
   void stopping(StopReason reason, const TrainerState& state) override;

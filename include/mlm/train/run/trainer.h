@@ -21,6 +21,7 @@
 #include "mlm/text/tokenizer.h"
 #include "mlm/train/checkpoint/run_checkpoints.h"
 #include "mlm/train/checkpoint/trainer_state.h"
+#include "mlm/train/loop/ema_weights.h"
 #include "mlm/train/loop/eval_result.h"
 #include "mlm/train/loop/run_phase.h"
 #include "mlm/train/loop/run_schedule.h"
@@ -62,9 +63,12 @@ class Trainer {
   model::MaskedLm model() { return model_; }
   /// distill.teacher's distiller (null without one): tests read its teacher.
   const distill::Distiller* distiller() const { return distiller_.get(); }
+  /// The EMA of the weights; null without train.ema_decay.
+  const EmaWeights* ema() const { return ema_.get(); }
   const TrainerState& state() const { return state_; }
   nlohmann::json data_position() const { return batches_->source().resume_state(); }
   const std::optional<EvalResult>& last_eval() const { return loop_->last_eval(); }
+  const std::optional<EvalResult>& last_eval_ema() const { return loop_->last_eval_ema(); }
   const torch::Device& device() const { return device_; }
   torch::Dtype compute_dtype() const { return compute_dtype_; }
   const std::filesystem::path& output_dir() const { return output_dir_; }
@@ -94,6 +98,7 @@ class Trainer {
   std::optional<text::Tokenizer> tokenizer_;
   model::MaskedLm model_{nullptr};
   std::shared_ptr<distill::Distiller> distiller_;  // distill.teacher only
+  std::unique_ptr<EmaWeights> ema_;  // train.ema_decay > 0: kept across the phases
   std::unique_ptr<TrainingStep> step_;
   std::unique_ptr<LrSchedule> lr_;
   std::unique_ptr<MaskingRate> masking_rate_;

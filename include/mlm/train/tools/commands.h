@@ -29,14 +29,17 @@ struct SavedModelEval {
 /// mlm-eval: scores a checkpoint directory or an exported (Hugging Face format) model
 /// directory on config.data.valid_files. A checkpoint's own model settings replace
 /// config.model; the directory's tokenizer model, when it holds one, replaces
-/// tokenizer.model. Collective under torchrun: every rank calls.
-SavedModelEval evaluate_saved_model(config::RunConfig config, const std::filesystem::path& dir);
+/// tokenizer.model. `ema`: the checkpoint's EMA weights (use_ema_weights). Collective under
+/// torchrun: every rank calls.
+SavedModelEval evaluate_saved_model(config::RunConfig config, const std::filesystem::path& dir,
+                                    bool ema = false);
 
 /// mlm-export: a checkpoint directory (or a Hugging Face one, to convert its weights) -> a
 /// Hugging Face BERT directory at `output` (created if missing, once the input has been read):
-/// config.json, the weights in `format`, and the tokenizer files.
+/// config.json, the weights in `format`, and the tokenizer files. `ema`: the checkpoint's EMA
+/// weights instead of its weights (use_ema_weights; nothing is written when it has none).
 void export_checkpoint(const std::filesystem::path& checkpoint, const std::filesystem::path& output,
-                       model::WeightFormat format);
+                       model::WeightFormat format, bool ema = false);
 
 struct MaskPrediction {
   int32_t token_id = 0;

@@ -33,6 +33,11 @@ using TokenizerCheck = std::function<void(const text::Tokenizer&)>;
 SavedModel open_saved_model(const std::filesystem::path& dir, const config::RunConfig& config,
                             const TokenizerCheck& check = {});
 
+/// --ema: replaces `saved`'s weights (opened from `dir` by open_saved_model) with the EMA of the
+/// checkpoint's run (its ema.pt, train.ema_decay). UsageError when `dir` is not an mlm-train
+/// checkpoint or holds no EMA weights; CheckpointError naming ema.pt when it does not fit.
+void use_ema_weights(SavedModel& saved, const std::filesystem::path& dir);
+
 /// What a fine-tuning starts from: open_saved_model's directories, and also a classification
 /// one (config.json's architectures ...ForSequenceClassification / ...ForTokenClassification, a
 /// previous fine-tuning's or transformers'), whose encoder is loaded while the MLM head it lacks

@@ -11,6 +11,7 @@
 
 #include "mlm/masking/batch_stream.h"
 #include "mlm/text/tokenizer.h"
+#include "mlm/train/loop/ema_weights.h"
 #include "mlm/train/loop/training_step.h"
 #include "mlm/train/run/bootstrap.h"
 #include "mlm/train/run/device.h"
@@ -128,6 +129,9 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
   auto source = std::make_unique<BatchSource>(config, process, options.real_data);
   auto model = build_model(config, source->vocab(), process.device);
   TrainingStep training(model, config, process.comm, process.compute_dtype);
+  // The EMA's update (train.ema_decay) is part of the step: timed with the optimizer's.
+  std::optional<EmaWeights> ema;
+  if (config.train.ema_decay > 0) ema.emplace(model, config.train);
 
   StepTimes warm, timed;
   std::vector<DeviceStepStats> timed_stats;  // read after the timing, as the trainer reads
@@ -137,7 +141,14 @@ BenchResult run_benchmark(const config::RunConfig& config, const BenchOptions& o
     const auto start = SteadyClock::now();
     const auto batches = source->next_step();
     times.data += seconds_since(start);
-    return training.run(i + 1, config.optim.learning_rate, batches, &times);
+    auto stats = training.run(i + 1, config.optim.learning_rate, batches, &times);
+    if (ema) {
+      const auto update_start = SteadyClock::now();
+      ema->update(i + 1);
+      if (process.device.is_cuda()) torch::cuda::synchronize();
+      times.update += seconds_since(update_start);
+    }
+    return stats;
   };
   for (int64_t i = 0; i < options.warmup; ++i) step(i, warm);
   const double cpu_start = process_cpu_seconds();
