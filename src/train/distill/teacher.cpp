@@ -87,11 +87,6 @@ Teacher open_teacher(const config::RunConfig& config, const text::Tokenizer& stu
     require_taps(d, *teacher.spec, "teacher");
     require_taps(d, student_spec, "student");
   }
-  if (d.cos_weight > 0 && teacher.config.hidden_size != student->config().hidden_size) {
-    throw UsageError("distill.cos_weight: the cosine loss compares hidden states of one width (teacher " +
-                     std::to_string(teacher.config.hidden_size) + ", student " +
-                     std::to_string(student->config().hidden_size) + "); use distill.relation_weight across widths");
-  }
   if (d.relation_weight > 0) check_relations(d, teacher.config, student->config());
 
   teacher.model->to(device);

@@ -33,6 +33,8 @@ struct CheckpointContents {
   const text::Tokenizer& tokenizer;
   std::function<nlohmann::json()> data_position;  // this rank's position in its data source
   std::function<std::optional<LossScaleState>()> loss_scale;  // fp16's scaler state, else none
+  // Distillation's cosine projection (distiller.h), saved as distill_projection.pt; null: none.
+  std::shared_ptr<torch::nn::Module> distill_projection = nullptr;
 };
 
 class RunCheckpoints {
