@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -467,6 +468,19 @@ TEST(DistillRun, AccumulationEqualsOneBigBatch) {
     EXPECT_NEAR(big[i].distill_relation, small[i].distill_relation, 1e-6);
     EXPECT_NEAR(big[i].grad_norm, small[i].grad_norm, 1e-5 * big[i].grad_norm);
   }
+}
+
+TEST(DistillRun, APhaseThatSetsADistillKeyExitsTwoNamingIt) {
+  const auto dir = fresh_dir("distill_phase_key");
+  auto sets = tiny_overrides(dir / "run", student_sets({}));
+  sets.push_back("phases=[{name: a, steps: 2}, {name: b, steps: 2, set: {distill.kl_weight: 0.5}}]");
+  const pid_t pid = spawn(tiny_command("mlm-train", sets), dir / "out.txt", dir / "err.txt");
+  EXPECT_EQ(wait_exit_code(pid), 2);
+  const auto err = read_text(dir / "err.txt");
+  EXPECT_NE(err.find("phases[1].set.distill.kl_weight"), std::string::npos) << err;
+  EXPECT_NE(err.find("cannot change between phases"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_FALSE(fs::exists(dir / "run")) << "nothing is written for a refused config";
 }
 
 TEST(DistillRun, BadTeachersExitTwoNamingTheKeyOrFile) {
