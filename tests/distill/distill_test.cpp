@@ -115,6 +115,13 @@ std::vector<ReferenceCase> reference_cases() {
   auto modern = weights(1.0, 1.0, 1.0, 1.0, 1.5);
   cases.push_back({"modernbert_same_width", tiny(Architecture::modernbert, 3, 32, 4),
                    tiny(Architecture::modernbert, 2, 32, 4), modern});
+  // The generators of the replaced-token-detection architectures, objective mlm.
+  auto generator = weights(0.5, 1.0, 1.2, 0.8, 2.0);
+  generator.teacher_layer = 0;
+  cases.push_back({"electra_same_width", tiny(Architecture::electra, 3, 32, 4), tiny(Architecture::electra, 2, 32, 4),
+                   generator});
+  cases.push_back({"deberta_same_width", tiny(Architecture::deberta_v2, 3, 32, 4), tiny(Architecture::deberta_v2, 2, 32, 4),
+                   generator});
   return cases;
 }
 
@@ -528,6 +535,15 @@ TEST(DistillRun, BadTeachersExitTwoNamingTheKeyOrFile) {
               Trainer(tiny_config(dir / "f", student_sets({"distill.init_layers=[0,2]", "distill.init_every=0"})), {});
             }).find("distill.init_layers"),
             std::string::npos);
+  // A replaced-token-detection pair gives no taps: the cosine and relation losses are refused.
+  const auto pair_error = usage_error([&] {
+    Trainer(tiny_config(dir / "g", student_sets({"model.architecture=electra", "model.objective=rtd",
+                                                 "distill.init_every=0"})),
+            {});
+  });
+  EXPECT_NE(pair_error.find("distill.relation_weight: the student (ELECTRA, a replaced-token-detection pair)"),
+            std::string::npos)
+      << pair_error;
 }
 
 // ---- data parallel: two mlm-train ranks equal one process with the whole batch -----------------

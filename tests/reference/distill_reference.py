@@ -2,7 +2,7 @@
 
     distill_reference.py DIR
 
-DIR/teacher and DIR/student: Hugging Face exports (BERT or ModernBERT); DIR/batch.safetensors:
+DIR/teacher and DIR/student: Hugging Face exports (BERT, ModernBERT, ELECTRA or DeBERTa-v2); DIR/batch.safetensors:
 input_ids, attention_mask [B, S], labels [B, S] (-100 = not masked); DIR/settings.json:
 mlm_weight, kl_weight, temperature, kl_all_positions, cos_weight, relation_weight,
 relation_heads, teacher_layer, student_layer, masked, tokens (the divisors).
@@ -43,8 +43,11 @@ def attention_projections(model, layer):
         model.model.layers[layer].attn.Wqkv.register_forward_hook(lambda m, i, o: kept.__setitem__("qkv", o))
     else:
         attention = model.base_model.encoder.layer[layer].attention.self
-        for name in ("query", "key", "value"):
-            getattr(attention, name).register_forward_hook(lambda m, i, o, n=name: kept.__setitem__(n, o))
+        names = ("query_proj", "key_proj", "value_proj") if model.config.model_type == "deberta-v2" else ("query", "key", "value")
+        for name, part in zip(names, ("query", "key", "value")):
+            # The first call only: DeBERTa's shared key/query projections run again on the relative
+            # embeddings (the hook returns None, leaving the output as it is).
+            getattr(attention, name).register_forward_hook(lambda m, i, o, n=part: None if n in kept else kept.__setitem__(n, o))
     return kept
 
 

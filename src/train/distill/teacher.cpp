@@ -16,12 +16,15 @@ std::string tokenizer_file(const text::Tokenizer& tokenizer) {
 }
 
 // The losses that read inside the forward pass need both models to fill ForwardTaps.
-void require_taps(const config::DistillConfig& d, const model::ArchitectureSpec& spec, const char* whose) {
-  if (spec.fills_forward_taps()) return;
+void require_taps(const config::DistillConfig& d, const config::ModelConfig& model, const char* whose) {
+  const auto& spec = model::architecture_spec(model.architecture);
+  const bool pair = model.objective == config::Objective::rtd;
+  if (spec.fills_forward_taps() && !pair) return;
   const char* key = d.relation_weight > 0 ? "distill.relation_weight" : "distill.cos_weight";
-  throw UsageError(std::string(key) + ": the " + whose + "'s architecture " + spec.display_name() +
-                   " gives no hidden states or attention projections to distill (BERT, RoBERTa, XLM-R and "
-                   "ModernBERT do); use distill.kl_weight alone");
+  throw UsageError(std::string(key) + ": the " + whose + " (" + spec.display_name() +
+                   (pair ? ", a replaced-token-detection pair" : "") +
+                   ") gives no hidden states or attention projections to distill (every architecture's "
+                   "objective-mlm model does); use distill.kl_weight alone");
 }
 
 void check_relations(const config::DistillConfig& d, const config::ModelConfig& teacher,
@@ -82,10 +85,9 @@ Teacher open_teacher(const config::RunConfig& config, const text::Tokenizer& stu
     throw UsageError("distill.teacher: the teacher scores " + std::to_string(teacher.model->vocab_size()) +
                      " tokens, the student " + std::to_string(student->vocab_size()));
   }
-  const auto& student_spec = model::architecture_spec(student->config().architecture);
   if (d.cos_weight > 0 || d.relation_weight > 0) {
-    require_taps(d, *teacher.spec, "teacher");
-    require_taps(d, student_spec, "student");
+    require_taps(d, teacher.config, "teacher");
+    require_taps(d, student->config(), "student");
   }
   if (d.relation_weight > 0) check_relations(d, teacher.config, student->config());
 
