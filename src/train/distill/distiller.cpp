@@ -32,12 +32,14 @@ Distiller::Distiller(const config::DistillConfig& config, Teacher teacher, const
     : config_(config),
       teacher_(std::move(teacher)),
       student_dtype_(student_dtype),
-      teacher_layer_(resolve_layer(config.teacher_layer, teacher_.config.num_hidden_layers)),
-      student_layer_(resolve_layer(config.student_layer, student->config().num_hidden_layers)),
-      relation_heads_(config.relation_heads > 0 ? config.relation_heads : teacher_.config.num_attention_heads) {
-  const int64_t width = student->config().hidden_size;
-  if (config_.cos_weight > 0 && width != teacher_.config.hidden_size) {
-    projection_ = torch::nn::Linear(width, teacher_.config.hidden_size);
+      teacher_layer_(resolve_layer(config.teacher_layer, tapped_shape(teacher_.config).num_hidden_layers)),
+      student_layer_(resolve_layer(config.student_layer, tapped_shape(student->config()).num_hidden_layers)),
+      relation_heads_(config.relation_heads > 0 ? config.relation_heads
+                                                : tapped_shape(teacher_.config).num_attention_heads) {
+  const int64_t width = tapped_shape(student->config()).hidden_size;
+  const int64_t teacher_width = tapped_shape(teacher_.config).hidden_size;
+  if (config_.cos_weight > 0 && width != teacher_width) {
+    projection_ = torch::nn::Linear(width, teacher_width);
     projection_->to(student->parameters().front().device());
   }
 }
@@ -135,7 +137,7 @@ std::shared_ptr<Distiller> make_distiller(const config::RunConfig& config, const
   auto distiller = std::make_shared<Distiller>(config.distill, std::move(teacher), student, compute_dtype);
   if (distiller->projection()) {
     log::info("distill", "cosine loss through a learned projection {} -> {} (trained, checkpointed, not exported)",
-              student->config().hidden_size, distiller->teacher().config.hidden_size);
+              tapped_shape(student->config()).hidden_size, tapped_shape(distiller->teacher().config).hidden_size);
   }
   return distiller;
 }
