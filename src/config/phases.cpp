@@ -32,6 +32,7 @@ std::string why_fixed(const std::string& key) {
   if (key.starts_with("model.")) return "the model is built once for the whole run";
   if (key.starts_with("tokenizer.")) return "the tokenizer is the run's";
   if (key.starts_with("distributed.")) return "the processes are launched once for the run";
+  if (key.starts_with("distill.")) return "the teacher and its losses are set once for the whole run";
   static const std::set<std::string> kRunKeys = {
       "train.output_dir", "train.resume", "train.device", "train.precision", "train.threads",
       "train.seed", "train.max_skipped_steps", "train.loss_scale_init", "train.loss_scale_growth_interval",

@@ -7,6 +7,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -105,8 +107,8 @@ std::vector<ReferenceCase> reference_cases() {
   all.teacher_layer = 1;
   cases.push_back({"bert_same_width", tiny(Architecture::bert, 4, 32, 4), tiny(Architecture::bert, 2, 32, 4), all});
   // MiniLMv2 across widths and head counts: 8 relation heads over 32 and 16 wide bodies, the KL on
-  // every real token.
-  auto across = weights(1.0, 0.5, 0.0, 2.0, 1.0);
+  // every real token; the cosine through the learned projection 16 -> 32.
+  auto across = weights(1.0, 0.5, 0.8, 2.0, 1.0);
   across.relation_heads = 8;
   across.kl_all_positions = true;
   across.student_layer = 0;
@@ -114,6 +116,13 @@ std::vector<ReferenceCase> reference_cases() {
   auto modern = weights(1.0, 1.0, 1.0, 1.0, 1.5);
   cases.push_back({"modernbert_same_width", tiny(Architecture::modernbert, 3, 32, 4),
                    tiny(Architecture::modernbert, 2, 32, 4), modern});
+  // The generators of the replaced-token-detection architectures, objective mlm.
+  auto generator = weights(0.5, 1.0, 1.2, 0.8, 2.0);
+  generator.teacher_layer = 0;
+  cases.push_back({"electra_same_width", tiny(Architecture::electra, 3, 32, 4), tiny(Architecture::electra, 2, 32, 4),
+                   generator});
+  cases.push_back({"deberta_same_width", tiny(Architecture::deberta_v2, 3, 32, 4), tiny(Architecture::deberta_v2, 2, 32, 4),
+                   generator});
   return cases;
 }
 
@@ -130,7 +139,15 @@ TEST_P(DistillReference, LossAndGradientsEqualThePapersFormulas) {
   const double masked = static_cast<double>(in.masked_positions.numel());
   const double tokens = in.attention_mask.sum().item<double>();
 
-  distill::Distiller distiller(c.distill, frozen(teacher), c.student.num_hidden_layers, torch::kFloat32);
+  distill::Distiller distiller(c.distill, frozen(teacher), student, torch::kFloat32);
+  const auto projection = distiller.projection();
+  ASSERT_EQ(static_cast<bool>(projection), c.teacher.hidden_size != c.student.hidden_size && c.distill.cos_weight > 0);
+  if (projection) {
+    torch::NoGradGuard no_grad;
+    for (auto& p : projection->parameters()) p.copy_(torch::randn_like(p) * 0.3);
+    model::write_safetensors((dir / "projection.safetensors").string(),
+                             {{"weight", projection->weight}, {"bias", projection->bias}});
+  }
   const auto result = distiller.forward(student, in, masked, tokens);
   result.loss.backward();
 
@@ -180,6 +197,16 @@ TEST_P(DistillReference, LossAndGradientsEqualThePapersFormulas) {
     ++checked;
   }
   EXPECT_GE(checked, 10);
+  if (projection) {
+    for (const auto* name : {"weight", "bias"}) {
+      const auto grad = (std::string(name) == "weight" ? projection->weight : projection->bias).grad();
+      ASSERT_TRUE(grad.defined()) << name;
+      const auto want = ref.at(std::string("grad.projection.") + name).to(torch::kFloat64);
+      const double scale = want.abs().max().item<double>();
+      EXPECT_GT(scale, 1e-6) << name;
+      EXPECT_LE((grad.to(torch::kFloat64) - want).abs().max().item<double>(), 1e-4 * scale + 1e-7) << name;
+    }
+  }
   // The teacher took no gradient.
   for (const auto& p : teacher->parameters()) EXPECT_FALSE(p.grad().defined());
 }
@@ -358,6 +385,108 @@ TEST(DistillRun, ResumesBitForBitAndLeavesTheTeacherUntouched) {
   EXPECT_EQ(file_bytes(trained_teacher() / "model.pt"), teacher_weights);
 }
 
+/// The projection's parameters, copied.
+std::vector<torch::Tensor> projection_of(const Trainer& trainer) {
+  std::vector<torch::Tensor> params;
+  for (const auto& p : trainer.distiller()->projection()->parameters()) params.push_back(p.detach().clone());
+  return params;
+}
+
+TEST(DistillRun, CosineAcrossWidthsTrainsItsProjectionAndResumesBitForBit) {
+  // A 64-wide student of the 128-wide teacher: the cosine goes through the learned projection.
+  const std::vector<std::string> sets = {"model.num_hidden_layers=1", "model.hidden_size=64",
+                                         "model.intermediate_size=128",
+                                         "distill.teacher=" + trained_teacher().string(),
+                                         "distill.cos_weight=1.0", "distill.kl_weight=0.5",
+                                         "eval.every_steps=0", "eval.max_batches=1",
+                                         "train.max_steps=4", "checkpoint.every_steps=0"};
+  std::vector<StepStats> straight, second;
+  std::vector<torch::Tensor> straight_params, straight_projection, initial_projection;
+  {
+    Trainer trainer(tiny_config(fresh_dir("distill_projection_straight"), sets), {});
+    ASSERT_TRUE(trainer.distiller()->projection());
+    initial_projection = projection_of(trainer);
+    trainer.on_step([&](const StepStats& s) { straight.push_back(s); });
+    ASSERT_EQ(trainer.run(), 0);
+    for (const auto& p : trainer.model()->parameters()) straight_params.push_back(p.detach().clone());
+    straight_projection = projection_of(trainer);
+  }
+  ASSERT_EQ(straight.size(), 4u);
+  for (const auto& s : straight) EXPECT_GT(s.distill_cos, 0.0);
+  // The optimizer trains it.
+  for (size_t i = 0; i < straight_projection.size(); ++i)
+    EXPECT_FALSE(torch::equal(straight_projection[i], initial_projection[i]));
+
+  const auto dir = fresh_dir("distill_projection_split");
+  {
+    Trainer trainer(tiny_config(dir, sets), {});
+    trainer.on_step([](const StepStats& s) {
+      if (s.step == 2) std::raise(SIGTERM);
+    });
+    trainer.run();
+  }
+  const auto checkpoint = dir / "checkpoints" / "step_00000002";
+  ASSERT_TRUE(fs::exists(checkpoint / "distill_projection.pt"));
+  {
+    Trainer trainer(tiny_config(dir, sets), {"latest", nullptr});
+    trainer.on_step([&](const StepStats& s) { second.push_back(s); });
+    ASSERT_EQ(trainer.run(), 0);
+    ASSERT_EQ(second.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(second[i].loss, straight[i + 2].loss) << "step " << i + 3;
+      EXPECT_EQ(second[i].distill_cos, straight[i + 2].distill_cos);
+      EXPECT_EQ(second[i].grad_norm, straight[i + 2].grad_norm);
+    }
+    const auto params = trainer.model()->parameters();
+    ASSERT_EQ(params.size(), straight_params.size());
+    for (size_t i = 0; i < params.size(); ++i) EXPECT_TRUE(torch::equal(params[i], straight_params[i]));
+    const auto projection = projection_of(trainer);
+    for (size_t i = 0; i < projection.size(); ++i) EXPECT_TRUE(torch::equal(projection[i], straight_projection[i]));
+  }
+  // A checkpoint without the projection's file is refused naming it.
+  fs::remove(checkpoint / "distill_projection.pt");
+  try {
+    Trainer trainer(tiny_config(dir, sets), {checkpoint.string(), nullptr});
+    ADD_FAILURE() << "resumed without distill_projection.pt";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("distill_projection.pt"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DistillRun, AReplacedTokenDetectionPairDistilsThroughItsGenerator) {
+  // An ELECTRA pair trained a step teaches a BERT student; a pair student learns from the BERT
+  // teacher: the hidden states and q/k/v are the generators' (another width: the projection).
+  const auto pair_run = fresh_dir("distill_pair_teacher");
+  {
+    Trainer trainer(tiny_config(pair_run, {"model.architecture=electra", "model.objective=rtd", "train.max_steps=1",
+                                           "eval.every_steps=0"}),
+                    {});
+    ASSERT_EQ(trainer.run(), 0);
+  }
+  const std::vector<std::string> losses = {"distill.cos_weight=1.0", "distill.relation_weight=1.0",
+                                           "distill.relation_heads=2", "eval.every_steps=0",
+                                           "eval.max_batches=1", "train.max_steps=2"};
+  auto from_pair = losses;
+  from_pair.push_back("distill.teacher=" + (pair_run / "checkpoints" / "step_00000001").string());
+  from_pair.push_back("model.num_hidden_layers=1");
+  auto to_pair = losses;
+  to_pair.insert(to_pair.end(), {"distill.teacher=" + trained_teacher().string(), "model.architecture=electra",
+                                 "model.objective=rtd"});
+  for (const auto& sets : {from_pair, to_pair}) {
+    std::vector<StepStats> steps;
+    Trainer trainer(tiny_config(fresh_dir("distill_pair_student"), sets), {});
+    EXPECT_TRUE(trainer.distiller()->projection());
+    trainer.on_step([&](const StepStats& s) { steps.push_back(s); });
+    ASSERT_EQ(trainer.run(), 0);
+    ASSERT_EQ(steps.size(), 2u);
+    for (const auto& s : steps) {
+      EXPECT_GT(s.distill_cos, 0.0);
+      EXPECT_GT(s.distill_relation, 0.0);
+      EXPECT_TRUE(std::isfinite(s.loss));
+    }
+  }
+}
+
 TEST(DistillRun, AccumulationEqualsOneBigBatch) {
   const auto common = student_sets({"train.max_steps=2", "checkpoint.every_steps=0", "model.hidden_dropout_prob=0.0",
                                     "model.attention_probs_dropout_prob=0.0", "distill.kl_all_positions=true"});
@@ -381,6 +510,19 @@ TEST(DistillRun, AccumulationEqualsOneBigBatch) {
     EXPECT_NEAR(big[i].distill_relation, small[i].distill_relation, 1e-6);
     EXPECT_NEAR(big[i].grad_norm, small[i].grad_norm, 1e-5 * big[i].grad_norm);
   }
+}
+
+TEST(DistillRun, APhaseThatSetsADistillKeyExitsTwoNamingIt) {
+  const auto dir = fresh_dir("distill_phase_key");
+  auto sets = tiny_overrides(dir / "run", student_sets({}));
+  sets.push_back("phases=[{name: a, steps: 2}, {name: b, steps: 2, set: {distill.kl_weight: 0.5}}]");
+  const pid_t pid = spawn(tiny_command("mlm-train", sets), dir / "out.txt", dir / "err.txt");
+  EXPECT_EQ(wait_exit_code(pid), 2);
+  const auto err = read_text(dir / "err.txt");
+  EXPECT_NE(err.find("phases[1].set.distill.kl_weight"), std::string::npos) << err;
+  EXPECT_NE(err.find("cannot change between phases"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_FALSE(fs::exists(dir / "run")) << "nothing is written for a refused config";
 }
 
 TEST(DistillRun, BadTeachersExitTwoNamingTheKeyOrFile) {

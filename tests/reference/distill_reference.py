@@ -2,7 +2,7 @@
 
     distill_reference.py DIR
 
-DIR/teacher and DIR/student: Hugging Face exports (BERT or ModernBERT); DIR/batch.safetensors:
+DIR/teacher and DIR/student: Hugging Face exports (BERT, ModernBERT, ELECTRA or DeBERTa-v2); DIR/batch.safetensors:
 input_ids, attention_mask [B, S], labels [B, S] (-100 = not masked); DIR/settings.json:
 mlm_weight, kl_weight, temperature, kl_all_positions, cos_weight, relation_weight,
 relation_heads, teacher_layer, student_layer, masked, tokens (the divisors).
@@ -10,7 +10,9 @@ relation_heads, teacher_layer, student_layer, masked, tokens (the divisors).
   MLM: cross-entropy of the student at the masked positions, summed, / masked.
   KL:  DistilBERT (Sanh et al. 2019): KLDivLoss(log_softmax(s/T), softmax(t/T)) * T^2 over the
        masked positions (all real tokens: kl_all_positions), summed / masked (tokens).
-  COS: DistilBERT: CosineEmbeddingLoss(h_s, h_t, target 1) over the real tokens, summed / tokens.
+  COS: DistilBERT: CosineEmbeddingLoss(h_s, h_t, target 1) over the real tokens, summed / tokens;
+       across widths h_s is first projected by DIR/projection.safetensors (weight, bias: a Linear
+       student width -> teacher width), whose gradients are written as grad.projection.*.
   REL: MiniLMv2 (Wang et al. 2021): for Q, K, V of one layer of each model, split into
        relation_heads heads of d_r = H / heads, R = softmax(X X^T / sqrt(d_r)) over the real keys;
        sum over relations, heads and real query tokens of KL(R_t || R_s), / (heads * tokens).
@@ -41,8 +43,11 @@ def attention_projections(model, layer):
         model.model.layers[layer].attn.Wqkv.register_forward_hook(lambda m, i, o: kept.__setitem__("qkv", o))
     else:
         attention = model.base_model.encoder.layer[layer].attention.self
-        for name in ("query", "key", "value"):
-            getattr(attention, name).register_forward_hook(lambda m, i, o, n=name: kept.__setitem__(n, o))
+        names = ("query_proj", "key_proj", "value_proj") if model.config.model_type == "deberta-v2" else ("query", "key", "value")
+        for name, part in zip(names, ("query", "key", "value")):
+            # The first call only: DeBERTa's shared key/query projections run again on the relative
+            # embeddings (the hook returns None, leaving the output as it is).
+            getattr(attention, name).register_forward_hook(lambda m, i, o, n=part: None if n in kept else kept.__setitem__(n, o))
     return kept
 
 
@@ -101,8 +106,12 @@ def main(directory):
                   reduction="sum") * T * T / (tokens if settings["kl_all_positions"] else masked)
 
     h_s, h_t = s_hidden["hidden"][real], t_hidden["hidden"][real]
+    projection = {}
+    if h_s.shape[-1] != h_t.shape[-1] and settings["cos_weight"] > 0:
+        projection = {k: v.clone().requires_grad_(True) for k, v in load_file(f"{directory}/projection.safetensors").items()}
+        h_s = F.linear(h_s, projection["weight"], projection["bias"])
     cos = (F.cosine_embedding_loss(h_s, h_t, torch.ones(h_s.shape[0]), reduction="sum") / tokens
-           if h_s.shape[-1] == h_t.shape[-1] else torch.zeros(()))  # one width only
+           if h_s.shape[-1] == h_t.shape[-1] else torch.zeros(()))
 
     heads = settings["relation_heads"] or teacher.config.num_attention_heads
     rel = relation_kl(qkv_of(s_kept), qkv_of(t_kept), real, heads) / (heads * tokens)
@@ -113,6 +122,8 @@ def main(directory):
     out = {"loss": loss.detach(), "mlm": mlm.detach(), "kl": kl.detach(), "cos": cos.detach(), "rel": rel.detach()}
     for name, p in student.named_parameters():
         out[f"grad.{name}"] = p.grad if p.grad is not None else torch.zeros_like(p)
+    for name, p in projection.items():
+        out[f"grad.projection.{name}"] = p.grad
     save_file({k: v.contiguous() for k, v in out.items()}, f"{directory}/reference.safetensors")
     print(json.dumps({k: float(v) for k, v in out.items() if not k.startswith("grad.")}))
 

@@ -122,7 +122,8 @@ class ArchitectureSpec {
   virtual double estimated_parameters(const config::ModelConfig& config, double vocab_rows) const = 0;
 
   /// Whether forward() fills MaskedLmImpl::taps (distillation's hidden states and a layer's
-  /// q/k/v: the cosine and attention-relation losses, train/distill/).
+  /// q/k/v: the cosine and attention-relation losses, train/distill/); a replaced-token-detection
+  /// pair fills its generator's.
   virtual bool fills_forward_taps() const { return false; }
 
   // ---- Hugging Face config.json and weights ------------------------------------------------

@@ -94,8 +94,11 @@ torch::Tensor DebertaV2ModelImpl::encode(const torch::Tensor& embedded, const to
   auto x = embedded;
   const auto relative = relative_rows(x.size(1), x.device());
   const torch::Tensor rel = relative.first, rel_index = relative.second.index;
-  for (const auto& module : *layers) {
-    auto* layer = module->as<DebertaV2Layer>();
+  for (size_t i = 0; i < layers->size(); ++i) {
+    auto* layer = layers[i]->as<DebertaV2Layer>();
+    if (taps && taps->qkv_layer == static_cast<int64_t>(i)) {  // distillation: what self_attention projects
+      taps->qkv = torch::cat({linear(layer->query_proj, x), linear(layer->key_proj, x), linear(layer->value_proj, x)}, -1);
+    }
     // By value: a checkpointed layer runs again in the backward pass, after this returns.
     auto run_layer = [layer, bias, rel, rel_index](const torch::Tensor& rows) {
       return layer->forward(rows, bias, rel, rel_index);
@@ -127,7 +130,10 @@ torch::Tensor DebertaV2ForMaskedLMImpl::last_hidden_states(const MlmInputs& in) 
 }
 
 torch::Tensor DebertaV2ForMaskedLMImpl::selected_logits(const MlmInputs& in) {
+  deberta->taps = taps;  // distillation's (ForwardTaps), read by the layer loop
   const auto hidden = last_hidden_states(in);
+  deberta->taps = nullptr;
+  if (taps && taps->last_hidden) taps->hidden = hidden;
   // The head on the selected positions alone: what transformers' head gives there, whatever
   // model.sparse_head says (the other positions' logits are never read).
   const auto rows = hidden.reshape({-1, hidden.size(2)}).index_select(0, in.masked_positions);

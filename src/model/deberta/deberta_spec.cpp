@@ -67,6 +67,8 @@ class DebertaV2Spec : public ArchitectureSpec {
   std::string hf_class_stem() const override { return "DebertaV2"; }
   std::vector<std::string> encoder_key_prefixes() const override { return {"deberta."}; }
 
+  bool fills_forward_taps() const override { return true; }  // objective mlm: the generator's forward
+
   MaskedLm build(const config::ModelConfig& config, int64_t vocab_rows, int64_t pad_id) const override {
     if (config.objective == config::Objective::rtd) return RtdPair(*this, config, vocab_rows, pad_id);
     return DebertaV2ForMaskedLM(config, vocab_rows, pad_id);

@@ -27,7 +27,7 @@ torch::Tensor ElectraBodyImpl::forward(const torch::Tensor& embedded, const torc
                                        const TokenLayout& layout, const torch::Tensor& positions) {
   auto rows = layout.unpad(embedded);
   if (embeddings_project) rows = linear(embeddings_project, rows);
-  return run_bert_layers(layers, rows, attention_bias, layout, positions, checkpoint_layers);
+  return run_bert_layers(layers, rows, attention_bias, layout, positions, checkpoint_layers, taps);
 }
 
 // ---- the generator ----------------------------------------------------------------------------
@@ -56,15 +56,20 @@ torch::Tensor ElectraForMaskedLMImpl::selected_logits(const MlmInputs& in) {
   const auto layout = token_layout_for(in, config_);
   const auto embedded = embeddings(in.input_ids, in.token_type_ids);
   torch::Tensor rows;  // [M, H]
-  if (config_.sparse_head && in.masked_positions.numel() > 0) {
+  // Distillation's taps (ForwardTaps): the hidden states of every position need the dense path.
+  const bool keep_hidden = taps && taps->last_hidden;
+  body->taps = taps;
+  if (config_.sparse_head && !keep_hidden && in.masked_positions.numel() > 0) {
     // The last layer runs on the selected positions only.
     const auto selected = SelectedPositions::from_flat(in.masked_positions, batch, seq, in.max_selected_in_row);
     const auto at = body(embedded, bias, layout, selected.positions);
     rows = at.reshape({-1, at.size(2)}).index_select(0, selected.rows);
   } else {
     const auto hidden = body(embedded, bias, layout);
+    if (keep_hidden) taps->hidden = hidden;
     rows = hidden.reshape({batch * seq, hidden.size(2)}).index_select(0, in.masked_positions);
   }
+  body->taps = nullptr;
   return predictions->forward(rows, word_embeddings());
 }
 

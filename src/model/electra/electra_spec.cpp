@@ -22,6 +22,8 @@ class ElectraSpec : public ArchitectureSpec {
   std::string hf_class_stem() const override { return "Electra"; }
   std::vector<std::string> encoder_key_prefixes() const override { return {"electra."}; }
 
+  bool fills_forward_taps() const override { return true; }  // objective mlm: the generator's forward
+
   MaskedLm build(const config::ModelConfig& config, int64_t vocab_rows, int64_t pad_id) const override {
     if (config.objective == config::Objective::rtd) return RtdPair(*this, config, vocab_rows, pad_id);
     return ElectraForMaskedLM(config, vocab_rows, pad_id);

@@ -188,8 +188,14 @@ MlmOutput ModernBertForMaskedLMImpl::forward(const MlmInputs& in, bool return_lo
     scores = logits(at.reshape({-1, at.size(2)}).index_select(0, selected.rows));
   } else {
     const auto hidden = model->forward(in.input_ids, masks);
-    if (keep_hidden) taps->hidden = hidden;
-    scores = logits(hidden.reshape({batch * seq, hidden.size(2)})).index_select(0, in.masked_positions);
+    const auto flat = hidden.reshape({batch * seq, hidden.size(2)});
+    if (keep_hidden) {
+      // Distillation reads every position's hidden states; the head still scores the selected ones.
+      taps->hidden = hidden;
+      scores = logits(flat.index_select(0, in.masked_positions));
+    } else {
+      scores = logits(flat).index_select(0, in.masked_positions);
+    }
   }
   model->taps = nullptr;
   return score(scores, in.masked_labels, return_logits);

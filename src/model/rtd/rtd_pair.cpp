@@ -70,7 +70,9 @@ torch::Tensor RtdPairImpl::discriminator_embeddings(const torch::Tensor& ids, co
 
 MlmOutput RtdPairImpl::forward(const MlmInputs& in, bool return_logits) {
   check_inputs(in);
+  generator->taps = taps;  // distillation reads the generator's (ForwardTaps)
   const auto generator_logits = generator->selected_logits(in);
+  generator->taps = nullptr;
   MlmOutput out = generator->score_logits(generator_logits, in.masked_labels, return_logits);
 
   // The generator's samples replace the selected positions; no gradient flows through them.

@@ -33,6 +33,8 @@ std::string resume_mode(const std::string& requested, const config::RunConfig& c
   return "";
 }
 
+constexpr const char* kDistillProjectionFile = "distill_projection.pt";
+
 }  // namespace
 
 const std::vector<std::string>& checkpoint_required_files() {
@@ -96,6 +98,11 @@ fs::path RunCheckpoints::save(const CheckpointContents& contents) {
         model::save_model_pt(contents.model, (tmp / "model.pt").string());
         torch::save(contents.optimizer, (tmp / "optimizer.pt").string());
         if (contents.ema) contents.ema->save(tmp / kEmaFileName);
+        if (contents.distill_projection) {
+          torch::serialize::OutputArchive archive;
+          contents.distill_projection->save(archive);
+          archive.save_to((tmp / kDistillProjectionFile).string());
+        }
         write_file_durably(tmp / "trainer_state.json", state.to_json().dump(2) + "\n");
         write_file_durably(tmp / "config.yaml", config_yaml);
         write_file_durably(tmp / "tokenizer.model", contents.tokenizer.serialized_model());
@@ -212,6 +219,20 @@ nlohmann::json RunCheckpoints::resume_from(const fs::path& dir, const Checkpoint
   if (resharded) require_same_global_batch(saved_config, state, dir);
 
   model::load_model_pt(contents.model, (dir / "model.pt").string());
+  if (contents.distill_projection) {
+    const fs::path path = dir / kDistillProjectionFile;
+    if (!fs::exists(path)) {
+      throw CheckpointError(path.string() + ": missing; the run's distill.cos_weight across widths trains a projection "
+                            "this checkpoint lacks");
+    }
+    try {
+      torch::serialize::InputArchive archive;
+      archive.load_from(path.string(), contents.model->parameters().front().device());
+      contents.distill_projection->load(archive);
+    } catch (const std::exception& e) {
+      throw CheckpointError(path.string() + ": cannot load the distillation projection: " + first_line(e.what()));
+    }
+  }
   const fs::path optimizer_path = dir / "optimizer.pt";
   try {
     // The moments go where the weights are.

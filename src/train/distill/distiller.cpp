@@ -27,14 +27,22 @@ int64_t resolve_layer(int64_t layer, int64_t layers) { return layer < 0 ? layers
 
 }  // namespace
 
-Distiller::Distiller(const config::DistillConfig& config, Teacher teacher, int64_t student_layers,
+Distiller::Distiller(const config::DistillConfig& config, Teacher teacher, const model::MaskedLm& student,
                      torch::Dtype student_dtype)
     : config_(config),
       teacher_(std::move(teacher)),
       student_dtype_(student_dtype),
-      teacher_layer_(resolve_layer(config.teacher_layer, teacher_.config.num_hidden_layers)),
-      student_layer_(resolve_layer(config.student_layer, student_layers)),
-      relation_heads_(config.relation_heads > 0 ? config.relation_heads : teacher_.config.num_attention_heads) {}
+      teacher_layer_(resolve_layer(config.teacher_layer, tapped_shape(teacher_.config).num_hidden_layers)),
+      student_layer_(resolve_layer(config.student_layer, tapped_shape(student->config()).num_hidden_layers)),
+      relation_heads_(config.relation_heads > 0 ? config.relation_heads
+                                                : tapped_shape(teacher_.config).num_attention_heads) {
+  const int64_t width = tapped_shape(student->config()).hidden_size;
+  const int64_t teacher_width = tapped_shape(teacher_.config).hidden_size;
+  if (config_.cos_weight > 0 && width != teacher_width) {
+    projection_ = torch::nn::Linear(width, teacher_width);
+    projection_->to(student->parameters().front().device());
+  }
+}
 
 DistilledBatch Distiller::forward(model::MaskedLm student, const model::MlmInputs& inputs, double masked,
                                   double tokens) {
@@ -91,7 +99,12 @@ DistilledBatch Distiller::forward(model::MaskedLm student, const model::MlmInput
   const auto kl = config_.kl_weight > 0 ? kl_loss_sum(out.mlm_logits, teacher_logits, config_.temperature) /
                                               (all ? tokens : masked)
                                         : zero;
-  const auto cos = config_.cos_weight > 0 ? cosine_loss_sum(student_taps.hidden, teacher_taps.hidden, real) / tokens
+  torch::Tensor student_hidden = student_taps.hidden;
+  if (projection_) {
+    AutocastScope autocast(student_dtype_, device);
+    student_hidden = projection_->forward(student_hidden);
+  }
+  const auto cos = config_.cos_weight > 0 ? cosine_loss_sum(student_hidden, teacher_taps.hidden, real) / tokens
                                           : zero;
   const auto rel = config_.relation_weight > 0
                        ? relation_loss_sum(student_taps.qkv, teacher_taps.qkv, real, relation_heads_) /
@@ -121,8 +134,12 @@ std::shared_ptr<Distiller> make_distiller(const config::RunConfig& config, const
   log::info("distill", "teacher {}: {} {} layers x {}, {}", config.distill.teacher, spec.display_name(),
             teacher.config.num_hidden_layers, teacher.config.hidden_size,
             teacher.dtype == torch::kBFloat16 ? "bf16" : "fp32");
-  return std::make_shared<Distiller>(config.distill, std::move(teacher), student->config().num_hidden_layers,
-                                     compute_dtype);
+  auto distiller = std::make_shared<Distiller>(config.distill, std::move(teacher), student, compute_dtype);
+  if (distiller->projection()) {
+    log::info("distill", "cosine loss through a learned projection {} -> {} (trained, checkpointed, not exported)",
+              tapped_shape(student->config()).hidden_size, tapped_shape(distiller->teacher().config).hidden_size);
+  }
+  return distiller;
 }
 
 }  // namespace mlm::train::distill

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "mlm/model/architectures.h"
+#include "mlm/model/rtd/rtd_networks.h"
 #include "mlm/train/run/device.h"
 #include "mlm/train/tools/saved_model.h"
 #include "mlm/util/errors.h"
@@ -20,8 +21,7 @@ void require_taps(const config::DistillConfig& d, const model::ArchitectureSpec&
   if (spec.fills_forward_taps()) return;
   const char* key = d.relation_weight > 0 ? "distill.relation_weight" : "distill.cos_weight";
   throw UsageError(std::string(key) + ": the " + whose + "'s architecture " + spec.display_name() +
-                   " gives no hidden states or attention projections to distill (BERT, RoBERTa, XLM-R and "
-                   "ModernBERT do); use distill.kl_weight alone");
+                   " gives no hidden states or attention projections to distill; use distill.kl_weight alone");
 }
 
 void check_relations(const config::DistillConfig& d, const config::ModelConfig& teacher,
@@ -29,6 +29,10 @@ void check_relations(const config::DistillConfig& d, const config::ModelConfig& 
   if (d.teacher_layer >= teacher.num_hidden_layers) {
     throw UsageError("distill.teacher_layer: " + std::to_string(d.teacher_layer) + " is outside the teacher's " +
                      std::to_string(teacher.num_hidden_layers) + " layers");
+  }
+  if (d.student_layer >= student.num_hidden_layers) {
+    throw UsageError("distill.student_layer: " + std::to_string(d.student_layer) + " is outside the student's " +
+                     std::to_string(student.num_hidden_layers) + " layers");
   }
   const int64_t heads = d.relation_heads > 0 ? d.relation_heads : teacher.num_attention_heads;
   for (const auto* model : {&teacher, &student}) {
@@ -41,6 +45,10 @@ void check_relations(const config::DistillConfig& d, const config::ModelConfig& 
 }
 
 }  // namespace
+
+config::ModelConfig tapped_shape(const config::ModelConfig& model) {
+  return model.objective == config::Objective::rtd ? model::generator_config(model) : model;
+}
 
 torch::Dtype teacher_dtype(const std::string& precision, const torch::Device& device) {
   if (precision == "fp32") return torch::kFloat32;
@@ -82,17 +90,11 @@ Teacher open_teacher(const config::RunConfig& config, const text::Tokenizer& stu
     throw UsageError("distill.teacher: the teacher scores " + std::to_string(teacher.model->vocab_size()) +
                      " tokens, the student " + std::to_string(student->vocab_size()));
   }
-  const auto& student_spec = model::architecture_spec(student->config().architecture);
   if (d.cos_weight > 0 || d.relation_weight > 0) {
     require_taps(d, *teacher.spec, "teacher");
-    require_taps(d, student_spec, "student");
+    require_taps(d, model::architecture_spec(student->config().architecture), "student");
   }
-  if (d.cos_weight > 0 && teacher.config.hidden_size != student->config().hidden_size) {
-    throw UsageError("distill.cos_weight: the cosine loss compares hidden states of one width (teacher " +
-                     std::to_string(teacher.config.hidden_size) + ", student " +
-                     std::to_string(student->config().hidden_size) + "); use distill.relation_weight across widths");
-  }
-  if (d.relation_weight > 0) check_relations(d, teacher.config, student->config());
+  if (d.relation_weight > 0) check_relations(d, tapped_shape(teacher.config), tapped_shape(student->config()));
 
   teacher.model->to(device);
   teacher.model->eval();

@@ -42,10 +42,11 @@ model::MlmOutput forward_batch(model::MaskedLm model,
 }
 
 TrainingStep::TrainingStep(model::MaskedLm model, const config::RunConfig& config,
-                           std::shared_ptr<dist::Communicator> comm, torch::Dtype compute_dtype)
+                           std::shared_ptr<dist::Communicator> comm, torch::Dtype compute_dtype,
+                           const torch::nn::Module* extra)
     : model_(std::move(model)),
-      optimizer_(make_optimizer(*model_, config.optim)),
-      params_(split_parameters(*model_).all()),
+      optimizer_(make_optimizer(*model_, config.optim, extra)),
+      params_(split_parameters(*model_, extra).all()),
       comm_(std::move(comm)),
       device_(comm_->device()),
       compute_dtype_(compute_dtype),

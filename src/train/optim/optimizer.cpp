@@ -15,8 +15,9 @@ torch::optim::AdamWOptions group_options(const config::OptimConfig& optim, doubl
 }
 
 std::vector<torch::optim::OptimizerParamGroup> decay_groups(const torch::nn::Module& module,
-                                                            const config::OptimConfig& optim) {
-  auto groups = split_parameters(module);
+                                                            const config::OptimConfig& optim,
+                                                            const torch::nn::Module* extra = nullptr) {
+  auto groups = split_parameters(module, extra);
   std::vector<torch::optim::OptimizerParamGroup> param_groups;
   param_groups.emplace_back(groups.decay, std::make_unique<torch::optim::AdamWOptions>(
                                               group_options(optim, optim.weight_decay)));
@@ -27,9 +28,13 @@ std::vector<torch::optim::OptimizerParamGroup> decay_groups(const torch::nn::Mod
 
 }  // namespace
 
-ParameterGroups split_parameters(const torch::nn::Module& module) {
+ParameterGroups split_parameters(const torch::nn::Module& module, const torch::nn::Module* extra) {
   ParameterGroups groups;
-  for (const auto& item : module.named_parameters(/*recurse=*/true)) {
+  auto named = module.named_parameters(/*recurse=*/true);
+  if (extra) {
+    for (const auto& item : extra->named_parameters(/*recurse=*/true)) named.insert("extra." + item.key(), item.value());
+  }
+  for (const auto& item : named) {
     const auto& param = item.value();
     if (!param.requires_grad()) continue;
     // 1-d covers biases and LayerNorm gamma/beta; the name check keeps a bias decay-free
@@ -47,8 +52,9 @@ ParameterGroups split_parameters(const torch::nn::Module& module) {
 }
 
 std::unique_ptr<TrainingOptimizer> make_optimizer(const torch::nn::Module& module,
-                                                  const config::OptimConfig& optim) {
-  auto groups = decay_groups(module, optim);
+                                                  const config::OptimConfig& optim,
+                                                  const torch::nn::Module* extra) {
+  auto groups = decay_groups(module, optim, extra);
   const auto defaults = group_options(optim, optim.weight_decay);
   switch (optim.type) {
     case config::OptimizerType::adamw:

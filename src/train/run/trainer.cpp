@@ -77,7 +77,8 @@ void Trainer::enter_phase(RunPhase phase) {
   phase_ = std::move(phase);
   const auto& config = phase_.config;
   plan_ = config::resolve_data_plan(config, comm_->rank(), comm_->world_size());
-  auto step = std::make_unique<TrainingStep>(model_, config, comm_, compute_dtype_);
+  const torch::nn::Module* projection = distiller_ && distiller_->projection() ? distiller_->projection().get() : nullptr;
+  auto step = std::make_unique<TrainingStep>(model_, config, comm_, compute_dtype_, projection);
   if (step_ && !phase_.resets_optimizer) step->take_optimizer_state(*step_);
   step_ = std::move(step);
   step_->set_gradient_hook(options_.gradient_hook);
@@ -119,7 +120,8 @@ CheckpointContents Trainer::contents() {
                               if (auto* scaler = step_->loss_scaler()) return scaler->state();
                               return std::nullopt;
                             },
-                            ema_.get()};
+                            ema_.get(),
+                            distiller_ && distiller_->projection() ? distiller_->projection().ptr() : nullptr};
 }
 
 void Trainer::on_step(std::function<void(const StepStats&)> callback) {

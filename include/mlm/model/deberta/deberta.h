@@ -125,6 +125,7 @@ struct DebertaV2ModelImpl : RtdDiscriminatorImpl {
   torch::nn::Embedding rel_embeddings{nullptr};   // "encoder.rel_embeddings", relative_attention
   LayerNorm rel_norm{nullptr};                    // "encoder.LayerNorm", norm_rel_ebd layer_norm
   bool checkpoint_layers = false;                 // model.activation_checkpointing
+  ForwardTaps* taps = nullptr;                    // distillation's, set by the generator's forward
 
  private:
   int64_t buckets_, max_relative_, span_;

@@ -55,6 +55,7 @@ struct ElectraBodyImpl : RtdDiscriminatorImpl {
   torch::nn::Linear embeddings_project{nullptr};
   torch::nn::ModuleList layers{nullptr};  // "encoder.layer"
   bool checkpoint_layers = false;         // model.activation_checkpointing
+  ForwardTaps* taps = nullptr;            // distillation's, set by the generator's forward
 };
 TORCH_MODULE(ElectraBody);
 

@@ -36,6 +36,8 @@ struct CheckpointContents {
   std::function<nlohmann::json()> data_position;  // this rank's position in its data source
   std::function<std::optional<LossScaleState>()> loss_scale;  // fp16's scaler state, else none
   EmaWeights* ema = nullptr;  // train.ema_decay > 0: the shadow weights, kept as ema.pt
+  // Distillation's cosine projection (distiller.h), saved as distill_projection.pt; null: none.
+  std::shared_ptr<torch::nn::Module> distill_projection = nullptr;
 };
 
 class RunCheckpoints {

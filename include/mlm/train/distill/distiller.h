@@ -5,7 +5,9 @@
 // where, with the step's global masked count M and real-token count N,
 //   MLM = sum of the student's cross-entropy at the masked positions / M
 //   KL  = sum over the masked positions (all real tokens: N) of T^2 KL(p_T || p_S), p = softmax(z/T)
-//   COS = sum over the real tokens of 1 - cos(h_S, h_T) (last hidden states) / N
+//   COS = sum over the real tokens of 1 - cos(P h_S, h_T) (last hidden states) / N, P the
+//         identity where the widths match, else a learned Linear student width -> teacher
+//         width (projection(): trained with the student, saved as distill_projection.pt)
 //   REL = sum over q-q, k-k, v-v, the relation heads A and the real tokens of
 //         KL(R_T || R_S) / (A N), R = softmax(X X^T / sqrt(d_r)) of one layer of each model
 // (distill_losses.h). Dividing by the global counts makes accumulation and data parallelism
@@ -33,8 +35,10 @@ struct DistilledBatch {
 
 class Distiller {
  public:
-  /// `student_dtype`: the run's compute dtype (the student's autocast).
-  Distiller(const config::DistillConfig& config, Teacher teacher, int64_t student_layers, torch::Dtype student_dtype);
+  /// `student_dtype`: the run's compute dtype (the student's autocast). Under the cosine loss
+  /// across widths, the projection is drawn from torch's generator here, on `student`'s device.
+  Distiller(const config::DistillConfig& config, Teacher teacher, const model::MaskedLm& student,
+            torch::Dtype student_dtype);
 
   /// The loss of `student` on `inputs` (on the student's device); `masked` and `tokens`: the
   /// step's masked positions and real tokens on all ranks (at least 1).
@@ -42,11 +46,17 @@ class Distiller {
 
   const Teacher& teacher() const { return teacher_; }
 
+  /// The cosine loss's projection student width -> teacher width (a training-only part the
+  /// optimizer trains and checkpoints save; never exported); empty where the widths match or
+  /// distill.cos_weight is 0.
+  torch::nn::Linear projection() const { return projection_; }
+
  private:
   config::DistillConfig config_;
   Teacher teacher_;
   torch::Dtype student_dtype_;
   int64_t teacher_layer_, student_layer_, relation_heads_;
+  torch::nn::Linear projection_{nullptr};
 };
 
 /// The run's distiller: opens distill.teacher (teacher.h) and, where distill.init_every or

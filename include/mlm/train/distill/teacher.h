@@ -25,11 +25,16 @@ struct Teacher {
 /// (a CUDA device with bf16, a CPU with AVX512-BF16; run/device.h), else fp32.
 torch::Dtype teacher_dtype(const std::string& precision, const torch::Device& device);
 
+/// The shape of the network whose forward taps distillation reads: a replaced-token-detection
+/// pair's generator (model::generator_config), else the model itself.
+config::ModelConfig tapped_shape(const config::ModelConfig& model);
+
 /// Opens config.distill.teacher on `device`. UsageError (exit 2) naming distill.teacher or the
 /// file for a missing or damaged directory and for a tokenizer other than the student's
 /// (both files named); naming the key for a relation layer outside the teacher's depth, a
-/// relation head count that does not split its width, a cosine loss across widths, or a
-/// cosine/relation loss on an architecture that gives no forward taps.
+/// relation head count that does not split its width, or a cosine/relation loss on an
+/// architecture that gives no forward taps (a cosine loss across widths goes through the
+/// distiller's projection). A pair's layers, heads and width are its generator's (tapped_shape).
 Teacher open_teacher(const config::RunConfig& config, const text::Tokenizer& student_tokenizer,
                      const model::MaskedLm& student, const torch::Device& device);
 

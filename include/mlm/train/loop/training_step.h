@@ -62,9 +62,11 @@ using GradientHook =
 class TrainingStep {
  public:
   /// optim.type over the model's parameters (optim.*); with more than one rank in `comm`, their
-  /// gradients are summed in buckets of distributed.bucket_mb.
+  /// gradients are summed in buckets of distributed.bucket_mb. `extra`: trained parameters
+  /// outside the model (distillation's projection), after the model's in each group.
   TrainingStep(model::MaskedLm model, const config::RunConfig& config,
-               std::shared_ptr<dist::Communicator> comm, torch::Dtype compute_dtype);
+               std::shared_ptr<dist::Communicator> comm, torch::Dtype compute_dtype,
+               const torch::nn::Module* extra = nullptr);
   ~TrainingStep();
 
   /// Trains step `step` at learning rate `lr` (collective: every rank calls it); its outcome

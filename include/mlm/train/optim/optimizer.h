@@ -32,13 +32,15 @@ struct ParameterGroups {
 };
 
 /// Decay: trainable parameters of two or more dimensions. No decay: biases, LayerNorm
-/// weights and biases (every 1-d parameter). Order: named_parameters() order.
-ParameterGroups split_parameters(const torch::nn::Module& module);
+/// weights and biases (every 1-d parameter). Order: named_parameters() order, then `extra`'s
+/// (a trained part outside the model, e.g. distillation's projection) in each group.
+ParameterGroups split_parameters(const torch::nn::Module& module, const torch::nn::Module* extra = nullptr);
 
-/// optim.type over the module's groups: group 0 = decay (optim.weight_decay), group 1 = no
-/// decay (0); lr, betas and eps from optim.
+/// optim.type over the module's groups (and `extra`'s, see split_parameters): group 0 = decay
+/// (optim.weight_decay), group 1 = no decay (0); lr, betas and eps from optim.
 std::unique_ptr<TrainingOptimizer> make_optimizer(const torch::nn::Module& module,
-                                                  const config::OptimConfig& optim);
+                                                  const config::OptimConfig& optim,
+                                                  const torch::nn::Module* extra = nullptr);
 
 /// AdamW whatever optim.type says (fine-tuning), with make_optimizer's groups.
 std::unique_ptr<FusedAdamW> make_adamw(const torch::nn::Module& module,
