@@ -9,7 +9,7 @@ set -euo pipefail
 root=$1
 dirs=()
 for stage in text data masking model dist; do dirs+=("$root/src/$stage" "$root/include/mlm/$stage"); done
-allowed='sections/[a-z_]+\.h|enums\.h|data_plan\.h|validate_masking\.h|architecture_keys\.h|value_checks\.h'
+allowed='sections/[a-z_]+\.h|enums\.h|source_weights\.h|data_plan\.h|validate_masking\.h|architecture_keys\.h|value_checks\.h'
 includes=$(grep -rnP "#include \"mlm/config/(?!($allowed)\")" "${dirs[@]}" || true)
 named=$(grep -rnw 'RunConfig' "${dirs[@]}" || true)
 if [[ -n "$includes$named" ]]; then

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # The rooms of train/ are layered, lowest first:
 #   optim/       the optimizer: update rules, learning-rate schedule, gradient clipping
-#   checkpoint/  the checkpoint component
+#   checkpoint/  the checkpoint component, and a saved model opened (saved_model.h)
 #   likelihood/  pseudo-log-likelihood scoring of sentences and minimal pairs
-#   loop/        the step and the loop (it runs the probes through a callback, run_probes.h)
+#   loop/        the step and the loop (it runs the probes through a callback, run_probes.h,
+#                and a distiller through MicroBatchLoss, micro_batch_loss.h)
+#   distill/     distillation: the teacher, the losses, the student's init
 #   finetune/    fine-tuning on labelled tasks, and the probes built on it
 #   run/         a run's assembly: bootstrap, trainer, what the user sees, stop signals
 #   tools/       the commands behind the mains (evaluate, export, fill-mask, finetune, bench)
+#   merge/       mlm-merge: averaging and merging saved models
 # A room may include the rooms before it and itself, never one after it. Every pair is
 # checked, and a room under src/train or include/mlm/train that the order does not name fails
 # the test, so a new room has to take its place here first.
 #   train_layers_test.sh REPO_ROOT
 set -euo pipefail
 root="$1"
-order=(optim checkpoint likelihood loop finetune run tools)
+order=(optim checkpoint likelihood loop distill finetune run tools merge)
 status=0
 
 named() {

@@ -1,7 +1,7 @@
 // train.ema_*: the update rule against a float64 computation of the documented formula, the
 // training it leaves alone, the shadow through a stop and resume (the bytes of ema.pt), the
 // eval_*_ema rows, mlm-eval/mlm-export --ema, and the keys' validation.
-#include "mlm/train/loop/ema_weights.h"
+#include "mlm/train/optim/ema_weights.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include "mlm/config/config_loader.h"
 #include "mlm/train/run/trainer.h"
 #include "mlm/train/tools/commands.h"
-#include "mlm/train/tools/saved_model.h"
+#include "mlm/train/checkpoint/saved_model.h"
 #include "mlm/util/errors.h"
 #include "train_test_util.h"
 

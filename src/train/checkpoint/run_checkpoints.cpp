@@ -6,7 +6,7 @@
 #include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/train/checkpoint/config_diff.h"
 #include "mlm/train/checkpoint/rng_state.h"
-#include "mlm/train/loop/ema_weights.h"
+#include "mlm/train/optim/ema_weights.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/fnv1a.h"
 #include "mlm/util/logging.h"

@@ -122,8 +122,8 @@ DistilledBatch Distiller::forward(model::MaskedLm student, const model::MlmInput
 
 std::shared_ptr<Distiller> make_distiller(const config::RunConfig& config, const text::Tokenizer& tokenizer,
                                           model::MaskedLm student, const torch::Device& device,
-                                          torch::Dtype compute_dtype) {
-  auto teacher = open_teacher(config, tokenizer, student, device);
+                                          torch::Dtype compute_dtype, torch::Dtype auto_dtype) {
+  auto teacher = open_teacher(config, tokenizer, student, device, auto_dtype);
   const auto& spec = *teacher.spec;
   const auto layers = init_layer_map(config.distill, student->config().num_hidden_layers,
                                      teacher.config.num_hidden_layers);

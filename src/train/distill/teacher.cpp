@@ -5,8 +5,7 @@
 
 #include "mlm/model/architectures.h"
 #include "mlm/model/rtd/rtd_networks.h"
-#include "mlm/train/run/device.h"
-#include "mlm/train/tools/saved_model.h"
+#include "mlm/train/checkpoint/saved_model.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::train::distill {
@@ -50,14 +49,14 @@ config::ModelConfig tapped_shape(const config::ModelConfig& model) {
   return model.objective == config::Objective::rtd ? model::generator_config(model) : model;
 }
 
-torch::Dtype teacher_dtype(const std::string& precision, const torch::Device& device) {
+torch::Dtype teacher_dtype(const std::string& precision, torch::Dtype auto_dtype) {
   if (precision == "fp32") return torch::kFloat32;
   if (precision == "bf16") return torch::kBFloat16;
-  return compute_dtype(config::Precision::auto_detect, device) == torch::kBFloat16 ? torch::kBFloat16 : torch::kFloat32;
+  return auto_dtype == torch::kBFloat16 ? torch::kBFloat16 : torch::kFloat32;
 }
 
 Teacher open_teacher(const config::RunConfig& config, const text::Tokenizer& student_tokenizer,
-                     const model::MaskedLm& student, const torch::Device& device) {
+                     const model::MaskedLm& student, const torch::Device& device, torch::Dtype auto_dtype) {
   const auto& d = config.distill;
   // The vocabulary first: a teacher of another tokenizer fails here, not on its weights' shapes.
   const auto same_tokenizer = [&](const text::Tokenizer& tokenizer) {
@@ -99,7 +98,7 @@ Teacher open_teacher(const config::RunConfig& config, const text::Tokenizer& stu
   teacher.model->to(device);
   teacher.model->eval();
   for (auto& p : teacher.model->parameters()) p.requires_grad_(false);
-  teacher.dtype = teacher_dtype(d.teacher_precision, device);
+  teacher.dtype = teacher_dtype(d.teacher_precision, auto_dtype);
   return teacher;
 }
 

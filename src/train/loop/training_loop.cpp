@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "mlm/train/loop/ema_weights.h"
+#include "mlm/train/optim/ema_weights.h"
 #include "mlm/train/loop/evaluator.h"
 #include "mlm/util/elapsed.h"
 #include "mlm/util/errors.h"

@@ -2,7 +2,6 @@
 
 #include <torch/cuda.h>
 
-#include "mlm/train/distill/distiller.h"
 #include "mlm/train/loop/autocast.h"
 #include "mlm/train/loop/batch_tensors.h"
 #include "mlm/train/optim/grad_clip.h"
@@ -104,12 +103,12 @@ void TrainingStep::forward_backward(const StepBatches& batches, const StepStats&
   // The step's sums stay tensors on the device (no host read per micro-batch), kStepSums of
   // them (step_stats.h).
   auto sums = torch::zeros({kStepSums}, torch::TensorOptions().dtype(torch::kFloat64).device(device_));
-  if (distiller_) pending_distill_ = torch::zeros({distill::kDistillTerms}, sums.options());
+  if (distiller_) pending_distill_ = torch::zeros({distiller_->terms()}, sums.options());
   for (const auto& batch : batches.micro_batches) {
     auto start = SteadyClock::now();
     const auto distilled = distiller_ ? distiller_->forward(model_, to_bert_inputs(batch, device_), masked,
                                                             loss_divisor(counts.tokens))
-                                      : distill::DistilledBatch{};
+                                      : MicroBatchLossValue{};
     if (distiller_) pending_distill_.add_(distilled.terms);
     const auto out = distiller_ ? distilled.out : forward_batch(model_, batch, device_, compute_dtype_);
     auto loss = distiller_ ? distilled.loss : out.mlm_loss_sum / masked;

@@ -4,7 +4,7 @@
 
 #include "mlm/train/finetune/probes.h"
 #include "mlm/train/tools/commands.h"
-#include "mlm/train/tools/saved_model.h"
+#include "mlm/train/checkpoint/saved_model.h"
 #include "mlm/util/logging.h"
 
 namespace mlm::train::merge {

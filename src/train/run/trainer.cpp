@@ -4,7 +4,7 @@
 #include "mlm/config/phases.h"
 #include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/train/finetune/probes.h"
-#include "mlm/train/loop/ema_weights.h"
+#include "mlm/train/optim/ema_weights.h"
 #include "mlm/train/run/bootstrap.h"
 #include "mlm/train/run/device.h"
 #include "mlm/train/run/stop_signals.h"
@@ -29,7 +29,8 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   // (rank 0 keeps train.seed, so one process is unchanged).
   model_ = build_model(config_, tokenizer_->vocab(), device_);
   if (config_.distill.enabled()) {
-    distiller_ = distill::make_distiller(config_, *tokenizer_, model_, device_, compute_dtype_);
+    distiller_ = distill::make_distiller(config_, *tokenizer_, model_, device_, compute_dtype_,
+                                         compute_dtype(config::Precision::auto_detect, device_));
   }
   if (config_.train.ema_decay > 0) ema_ = std::make_unique<EmaWeights>(model_, config_.train);
   if (comm_->rank() > 0) {

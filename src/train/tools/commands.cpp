@@ -6,7 +6,7 @@
 #include "mlm/train/loop/evaluator.h"
 #include "mlm/train/run/bootstrap.h"
 #include "mlm/train/run/trainer.h"
-#include "mlm/train/tools/saved_model.h"
+#include "mlm/train/checkpoint/saved_model.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 

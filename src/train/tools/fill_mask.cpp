@@ -3,7 +3,7 @@
 #include <torch/torch.h>
 
 #include "mlm/train/tools/commands.h"
-#include "mlm/train/tools/saved_model.h"
+#include "mlm/train/checkpoint/saved_model.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::train {

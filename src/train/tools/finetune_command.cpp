@@ -12,7 +12,7 @@
 #include "mlm/train/finetune/probes.h"
 #include "mlm/train/run/device.h"
 #include "mlm/train/tools/commands.h"
-#include "mlm/train/tools/saved_model.h"
+#include "mlm/train/checkpoint/saved_model.h"
 #include "mlm/util/errors.h"
 
 namespace mlm::train {

@@ -8,7 +8,7 @@
 #include "mlm/train/finetune/seed_spread.h"
 #include "mlm/train/run/device.h"
 #include "mlm/train/tools/commands.h"
-#include "mlm/train/tools/saved_model.h"
+#include "mlm/train/checkpoint/saved_model.h"
 
 namespace mlm::train {
 namespace fs = std::filesystem;

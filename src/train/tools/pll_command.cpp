@@ -5,7 +5,7 @@
 #include <torch/torch.h>
 
 #include "mlm/train/likelihood/pll_corpus.h"
-#include "mlm/train/tools/saved_model.h"
+#include "mlm/train/checkpoint/saved_model.h"
 
 namespace mlm::train {
 

@@ -20,6 +20,7 @@
 #include "mlm/model/masked_lm.h"
 #include "mlm/text/tokenizer.h"
 #include "mlm/train/distill/teacher.h"
+#include "mlm/train/loop/micro_batch_loss.h"
 
 namespace mlm::train::distill {
 
@@ -27,13 +28,10 @@ namespace mlm::train::distill {
 /// distill_relation (each divided as in the loss, unweighted), the teacher's seconds.
 inline constexpr int64_t kDistillTerms = 4;
 
-struct DistilledBatch {
-  model::MlmOutput out;  // the student's: mlm_loss_sum and mlm_correct at the masked positions
-  torch::Tensor loss;    // the weighted loss above, to differentiate
-  torch::Tensor terms;   // [kDistillTerms] float64, detached
-};
+/// The student's output, the weighted loss above and the [kDistillTerms] terms.
+using DistilledBatch = MicroBatchLossValue;
 
-class Distiller {
+class Distiller : public MicroBatchLoss {
  public:
   /// `student_dtype`: the run's compute dtype (the student's autocast). Under the cosine loss
   /// across widths, the projection is drawn from torch's generator here, on `student`'s device.
@@ -42,7 +40,9 @@ class Distiller {
 
   /// The loss of `student` on `inputs` (on the student's device); `masked` and `tokens`: the
   /// step's masked positions and real tokens on all ranks (at least 1).
-  DistilledBatch forward(model::MaskedLm student, const model::MlmInputs& inputs, double masked, double tokens);
+  DistilledBatch forward(model::MaskedLm student, const model::MlmInputs& inputs, double masked,
+                         double tokens) override;
+  int64_t terms() const override { return kDistillTerms; }
 
   const Teacher& teacher() const { return teacher_; }
 
@@ -61,9 +61,10 @@ class Distiller {
 
 /// The run's distiller: opens distill.teacher (teacher.h) and, where distill.init_every or
 /// distill.init_layers asks, copies the teacher's layers into `student` (init_from_teacher.h;
-/// a resume loads its checkpoint over them).
+/// a resume loads its checkpoint over them). `auto_dtype`: train.precision auto's dtype on
+/// `device`, what distill.teacher_precision auto follows.
 std::shared_ptr<Distiller> make_distiller(const config::RunConfig& config, const text::Tokenizer& tokenizer,
                                           model::MaskedLm student, const torch::Device& device,
-                                          torch::Dtype compute_dtype);
+                                          torch::Dtype compute_dtype, torch::Dtype auto_dtype);
 
 }  // namespace mlm::train::distill

@@ -21,9 +21,9 @@ struct Teacher {
   torch::Dtype dtype = torch::kFloat32;  // what its forward autocasts to
 };
 
-/// distill.teacher_precision resolved for `device`: auto = bf16 where the device is fast in it
-/// (a CUDA device with bf16, a CPU with AVX512-BF16; run/device.h), else fp32.
-torch::Dtype teacher_dtype(const std::string& precision, const torch::Device& device);
+/// distill.teacher_precision resolved: auto = bf16 where the device is fast in it, i.e. where
+/// `auto_dtype` (train.precision auto's dtype on the device, run/device.h) is bf16, else fp32.
+torch::Dtype teacher_dtype(const std::string& precision, torch::Dtype auto_dtype);
 
 /// The shape of the network whose forward taps distillation reads: a replaced-token-detection
 /// pair's generator (model::generator_config), else the model itself.
@@ -36,7 +36,7 @@ config::ModelConfig tapped_shape(const config::ModelConfig& model);
 /// architecture that gives no forward taps (a cosine loss across widths goes through the
 /// distiller's projection). A pair's layers, heads and width are its generator's (tapped_shape).
 Teacher open_teacher(const config::RunConfig& config, const text::Tokenizer& student_tokenizer,
-                     const model::MaskedLm& student, const torch::Device& device);
+                     const model::MaskedLm& student, const torch::Device& device, torch::Dtype auto_dtype);
 
 /// A hash of every weight's bytes (FNV-1a): equal before and after training when the teacher
 /// was never written (tests).

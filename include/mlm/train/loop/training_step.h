@@ -22,13 +22,11 @@
 #include "mlm/masking/batch_stream.h"
 #include "mlm/model/masked_lm.h"
 #include "mlm/train/loop/loss_scaler.h"
+#include "mlm/train/loop/micro_batch_loss.h"
 #include "mlm/train/loop/step_stats.h"
 #include "mlm/train/optim/optimizer.h"
 
 namespace mlm::train {
-namespace distill {
-class Distiller;
-}
 
 /// One step's micro-batches and this rank's counts in them.
 struct StepBatches {
@@ -82,9 +80,9 @@ class TrainingStep {
   torch::Tensor apply_update(const StepStats& counts, StepTimes* times);
 
   void set_gradient_hook(GradientHook hook) { gradient_hook_ = std::move(hook); }
-  /// distill.teacher: each micro-batch's loss is the distiller's (distill/distiller.h), whose
+  /// A micro-batch loss in place of the MLM one (distill.teacher: distill/distiller.h), whose
   /// terms the outcome carries after the rest (DeviceStepStats::outcome).
-  void set_distiller(std::shared_ptr<distill::Distiller> distiller) { distiller_ = std::move(distiller); }
+  void set_distiller(std::shared_ptr<MicroBatchLoss> distiller) { distiller_ = std::move(distiller); }
   /// Takes over the optimizer moments and step counts of `previous` (a step over the same
   /// model, as the next phase of a run builds it), and its loss scale; its own hyperparameters
   /// stay its config's.
@@ -109,8 +107,8 @@ class TrainingStep {
   double max_grad_norm_;
   double rtd_weight_;  // lambda of objective rtd, else 0
   GradientHook gradient_hook_;
-  std::shared_ptr<distill::Distiller> distiller_;
-  torch::Tensor pending_distill_;  // [kDistillTerms] float64, device, with a distiller
+  std::shared_ptr<MicroBatchLoss> distiller_;
+  torch::Tensor pending_distill_;  // [distiller_->terms()] float64, device, with a distiller
 };
 
 }  // namespace mlm::train

@@ -21,7 +21,7 @@
 #include "mlm/text/tokenizer.h"
 #include "mlm/train/checkpoint/run_checkpoints.h"
 #include "mlm/train/checkpoint/trainer_state.h"
-#include "mlm/train/loop/ema_weights.h"
+#include "mlm/train/optim/ema_weights.h"
 #include "mlm/train/loop/eval_result.h"
 #include "mlm/train/loop/run_phase.h"
 #include "mlm/train/loop/run_schedule.h"

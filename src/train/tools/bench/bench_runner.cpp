@@ -11,7 +11,7 @@
 
 #include "mlm/masking/batch_stream.h"
 #include "mlm/text/tokenizer.h"
-#include "mlm/train/loop/ema_weights.h"
+#include "mlm/train/optim/ema_weights.h"
 #include "mlm/train/loop/training_step.h"
 #include "mlm/train/run/bootstrap.h"
 #include "mlm/train/run/device.h"

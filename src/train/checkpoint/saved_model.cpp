@@ -1,4 +1,4 @@
-#include "mlm/train/tools/saved_model.h"
+#include "mlm/train/checkpoint/saved_model.h"
 
 #include "mlm/config/phases.h"
 
@@ -17,7 +17,7 @@
 #include "mlm/train/checkpoint/checkpoint_dir.h"
 #include "mlm/train/checkpoint/run_checkpoints.h"
 #include "mlm/train/checkpoint/trainer_state.h"
-#include "mlm/train/loop/ema_weights.h"
+#include "mlm/train/optim/ema_weights.h"
 #include "mlm/util/errors.h"
 #include "mlm/util/logging.h"
 

@@ -1,4 +1,4 @@
-#include "mlm/train/loop/ema_weights.h"
+#include "mlm/train/optim/ema_weights.h"
 
 #include <cmath>
 
