@@ -30,7 +30,7 @@ Trainer::Trainer(config::RunConfig config, TrainerOptions options)
   model_ = build_model(config_, tokenizer_->vocab(), device_);
   if (config_.distill.enabled()) {
     distiller_ = distill::make_distiller(config_, *tokenizer_, model_, device_, compute_dtype_,
-                                         compute_dtype(config::Precision::auto_detect, device_));
+                                         train::compute_dtype(config::Precision::auto_detect, device_));
   }
   if (config_.train.ema_decay > 0) ema_ = std::make_unique<EmaWeights>(model_, config_.train);
   if (comm_->rank() > 0) {
