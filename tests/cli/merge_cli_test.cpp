@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -38,7 +39,8 @@ std::vector<std::string> shared_tiny_args(const config::testing::TempDir& dir, c
 const Inputs& inputs(const config::testing::TempDir& dir) {
   static Inputs in;
   if (!in.root.empty()) return in;
-  in.root = fs::path(::testing::TempDir()) / "mlm_merge_cli_inputs";
+  // Per process: ctest -j runs this binary's tests side by side.
+  in.root = fs::path(::testing::TempDir()) / ("mlm_merge_cli_inputs_" + std::to_string(::getpid()));
   fs::remove_all(in.root);
   fs::create_directories(in.root);
   in.spm = in.root / "spm.model";

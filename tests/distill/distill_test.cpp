@@ -6,6 +6,7 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -307,7 +308,8 @@ TEST(DistillBadInput, EachNamesItsKey) {
 /// A 2-layer tiny BERT trained 4 steps: its last checkpoint is the teacher.
 fs::path trained_teacher() {
   static const fs::path checkpoint = [] {
-    const auto dir = fresh_dir("distill_teacher");
+    // Per process: ctest -j runs this binary's tests side by side, each training its teacher.
+    const auto dir = fresh_dir("distill_teacher_" + std::to_string(::getpid()));
     Trainer trainer(tiny_config(dir, {"train.max_steps=4", "checkpoint.every_steps=4", "eval.every_steps=0"}), {});
     EXPECT_EQ(trainer.run(), 0);
     return dir / "checkpoints" / "step_00000004";
