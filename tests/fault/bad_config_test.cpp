@@ -149,6 +149,8 @@ std::vector<Case> cases() {
   c.push_back({"no_stop_condition", "train:\n  max_steps: 0\n", {}, {"train.max_steps"}});
   c.push_back({"unknown_log_level", with("logging", "  level: loud\n"), {},
                {"logging.level"}});
+  c.push_back({"zero_distill_temperature", with("distill", "  teacher: $DIR\n  temperature: 0\n"), {},
+               {"distill.temperature"}});
   c.push_back({"warmup_ratio_above_one", with("schedule", "  warmup_ratio: 1.5\n"), {},
                {"schedule.warmup_ratio"}});
   c.push_back({"zero_character_coverage", with("tokenizer", "  character_coverage: 0\n"), {},
