@@ -591,29 +591,14 @@ int free_port() {
 
 /// Starts mlm-train with `sets` and, for a rank of two, the torchrun variables.
 pid_t start_rank(const fs::path& log_dir, const std::vector<std::string>& sets, int rank, int port) {
-  const auto argv = tiny_command("mlm-train", sets);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (rank >= 0) {
-      setenv("RANK", std::to_string(rank).c_str(), 1);
-      setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
-      setenv("WORLD_SIZE", "2", 1);
-      setenv("LOCAL_WORLD_SIZE", "2", 1);
-      setenv("MASTER_ADDR", "127.0.0.1", 1);
-      setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
-    }
-    const auto name = "rank" + std::to_string(rank);
-    FILE* out = std::freopen((log_dir / (name + ".out")).c_str(), "w", stdout);
-    FILE* err = std::freopen((log_dir / (name + ".err")).c_str(), "w", stderr);
-    (void)out;
-    (void)err;
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
+  std::vector<std::pair<std::string, std::string>> env;
+  if (rank >= 0) {
+    env = {{"RANK", std::to_string(rank)},      {"LOCAL_RANK", std::to_string(rank)},
+           {"WORLD_SIZE", "2"},                 {"LOCAL_WORLD_SIZE", "2"},
+           {"MASTER_ADDR", "127.0.0.1"},        {"MASTER_PORT", std::to_string(port)}};
   }
-  return pid;
+  const auto name = "rank" + std::to_string(rank);
+  return spawn(tiny_command("mlm-train", sets), log_dir / (name + ".out"), log_dir / (name + ".err"), env);
 }
 
 TEST(DistillRun, TwoRanksEqualOneProcessWithTheWholeBatch) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -63,11 +64,14 @@ inline std::vector<std::string> tiny_command(const std::string& tool,
   return argv;
 }
 
-/// Starts argv[0] with its stdout and stderr redirected to files; returns the pid.
+/// Starts argv[0] with its stdout and stderr redirected to files and `env` set in the child;
+/// returns the pid.
 inline pid_t spawn(const std::vector<std::string>& argv, const fs::path& stdout_path,
-                   const fs::path& stderr_path) {
+                   const fs::path& stderr_path,
+                   const std::vector<std::pair<std::string, std::string>>& env = {}) {
   const pid_t pid = fork();
   if (pid == 0) {
+    for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
     FILE* out = std::freopen(stdout_path.c_str(), "w", stdout);
     FILE* err = std::freopen(stderr_path.c_str(), "w", stderr);
     (void)out;
