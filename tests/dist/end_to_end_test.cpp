@@ -199,6 +199,7 @@ TEST(DistEndToEnd, StoppedAndResumedTwoRankRunMatchesTheUninterruptedOne) {
   ASSERT_EQ(want.size(), 6u);
   EXPECT_EQ(got, want) << "the losses of the resumed run differ";
   const auto want_weights = load_weights(checkpoint(reference, 6) / "model.pt");
+  const auto want_ema = load_weights(checkpoint(reference, 6) / "ema.pt");
   const auto got_weights = load_weights(checkpoint(resumed, 6) / "model.pt");
   ASSERT_EQ(got_weights.size(), want_weights.size());
   for (const auto& [name, tensor] : want_weights) {
@@ -226,7 +227,8 @@ TEST_P(WorldSizeChange, TwoToOneOneToTwoAndTwoToFourContinueTheUninterruptedRun)
   ASSERT_TRUE(fs::exists(mlm_train())) << mlm_train() << " is not built";
   const bool store = GetParam();
   Scratch scratch;
-  std::vector<std::string> common = {"model.hidden_dropout_prob=0", "model.attention_probs_dropout_prob=0"};
+  std::vector<std::string> common = {"model.hidden_dropout_prob=0", "model.attention_probs_dropout_prob=0",
+                                     "train.ema_decay=0.9"};
   if (store) {
     // mlm-data prepare writes the store from the tiny corpus with the tiny tokenizer.
     // A one-step run trains the shared tokenizer the store is tokenized with.
@@ -256,6 +258,7 @@ TEST_P(WorldSizeChange, TwoToOneOneToTwoAndTwoToFourContinueTheUninterruptedRun)
   const auto want = train_losses(reference);
   ASSERT_EQ(want.size(), 6u);
   const auto want_weights = load_weights(checkpoint(reference, 6) / "model.pt");
+  const auto want_ema = load_weights(checkpoint(reference, 6) / "ema.pt");
 
   // (ranks before, ranks after): each run's micro-batch makes the global batch of 16.
   for (const auto& [before, after] : std::vector<std::pair<int, int>>{{2, 1}, {1, 2}, {2, 4}}) {
@@ -279,6 +282,9 @@ TEST_P(WorldSizeChange, TwoToOneOneToTwoAndTwoToFourContinueTheUninterruptedRun)
                   store ? ", store" : "", static_cast<long long>(step), got.at(step), loss);
     }
     EXPECT_LT(max_abs_difference(want_weights, load_weights(checkpoint(dir, 6) / "model.pt")), 1e-5);
+    const auto ema = load_weights(checkpoint(dir, 6) / "ema.pt");
+    ASSERT_EQ(ema.size(), want_ema.size());
+    EXPECT_LT(max_abs_difference(want_ema, ema), 1e-5) << "ema.pt";
   }
 }
 
