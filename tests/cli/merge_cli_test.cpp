@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -197,6 +198,70 @@ TEST(MergeCli, EvalScoresEachInputAndTheResult) {
     EXPECT_GE(row["masked_accuracy"].get<double>(), 0.0);
     EXPECT_NE(run.out.find(row["model"].get<std::string>()), std::string::npos) << run.out;  // the printed table
   }
+}
+
+// Element-wise: `merged`'s tensors are the mean of `a`'s and `b`'s, name by name.
+void expect_mean_of(const fs::path& merged, const fs::path& a, const fs::path& b) {
+  const auto m = weights_of(merged), x = weights_of(a), y = weights_of(b);
+  ASSERT_EQ(m.size(), x.size()) << merged;
+  ASSERT_EQ(m.size(), y.size()) << merged;
+  for (size_t i = 0; i < m.size(); ++i) {
+    ASSERT_EQ(m[i].first, x[i].first);
+    EXPECT_TRUE(torch::allclose(m[i].second, (x[i].second + y[i].second) / 2, 0, 1e-6)) << merged << " " << m[i].first;
+  }
+}
+
+// An ELECTRA pair (gdes, as rtd_export_test's tiny pair) of two seeds: merged whole, both
+// networks are the means of the inputs' and mlm-eval reads the result as the pair; merged as
+// discriminators alone, one model directory that transformers loads as ElectraForPreTraining.
+TEST(MergeCli, AnRtdPairMergesWholeOrItsDiscriminators) {
+  config::testing::TempDir dir;
+  const auto& in = inputs(dir);
+  const std::vector<std::string> pair = {"--set", "model.architecture=electra", "--set", "model.objective=rtd",
+                                         "--set", "model.embedding_sharing=gdes", "--set", "model.embedding_size=64",
+                                         "--set", "model.generator_hidden_ratio=0.25"};
+  auto pair_args = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), pair.begin(), pair.end());
+    return shared_tiny_args(dir, in.spm, extra);
+  };
+  std::vector<fs::path> checkpoints, exports;
+  for (int seed = 1; seed <= 2; ++seed) {
+    const auto run_dir = dir.path() / ("pair" + std::to_string(seed));
+    const CliRun run = run_tool("mlm-train", dir,
+                                pair_args({"--set", "train.output_dir=" + run_dir.string(), "--set",
+                                           "train.seed=" + std::to_string(seed), "--set", "train.max_steps=2", "--set",
+                                           "eval.every_steps=0", "--set", "checkpoint.every_steps=0"}),
+                                false);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    checkpoints.push_back(run_dir / "checkpoints" / "step_00000002");
+    exports.push_back(export_to(dir, checkpoints.back(), "pair_export" + std::to_string(seed)));
+  }
+
+  const auto whole = dir.path() / "whole";
+  const CliRun merged = merge(dir, {"--model", checkpoints[0].string(), "--model", checkpoints[1].string(), "--output",
+                                    whole.string()});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  for (const char* network : {"generator", "discriminator"}) {
+    SCOPED_TRACE(network);
+    expect_mean_of(whole / network, exports[0] / network, exports[1] / network);
+  }
+  const auto scored = mlm_eval(dir, whole, pair_args({}));
+  for (const char* key : {"mlm_loss", "rtd_loss", "rtd_accuracy", "masked_accuracy"}) {
+    ASSERT_TRUE(scored.contains(key)) << scored.dump();
+    EXPECT_TRUE(std::isfinite(scored[key].get<double>())) << key;
+  }
+
+  const auto discriminators = dir.path() / "discriminators";
+  const CliRun alone = merge(dir, {"--model", exports[0].string(), "--model", exports[1].string(), "--pair",
+                                   "discriminator", "--output", discriminators.string()});
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_FALSE(fs::exists(discriminators / "generator"));
+  expect_mean_of(discriminators, exports[0] / "discriminator", exports[1] / "discriminator");
+  const auto loaded =
+      transformers_side(dir, {"load", "ElectraForPreTraining", discriminators.string()})[discriminators.string()];
+  EXPECT_EQ(loaded["class"], "ElectraForPreTraining");
+  EXPECT_EQ(loaded["missing"], nlohmann::json::array());
+  EXPECT_EQ(loaded["unexpected"], nlohmann::json::array());
 }
 
 // Copies `from` into `to` (files only, one level).
