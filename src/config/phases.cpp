@@ -78,6 +78,22 @@ RunConfig phase_config(const RunConfig& run, int64_t index) {
   return config;
 }
 
+int64_t steps_for_tokens(const RunConfig& config, int world_size, int64_t tokens) {
+  const int64_t per_step =
+      config.train.micro_batch_size * config.train.grad_accum_steps * world_size * config.data.seq_len;
+  return (tokens + per_step - 1) / per_step;
+}
+
+int64_t phase_steps(const RunConfig& run, int64_t index, int world_size) {
+  if (run.phases.empty()) {
+    if (run.train.max_steps > 0) return run.train.max_steps;
+    return run.train.max_tokens > 0 ? steps_for_tokens(run, world_size, run.train.max_tokens) : 0;
+  }
+  const auto& phase = run.phases.at(static_cast<size_t>(index));
+  if (phase.steps > 0) return phase.steps;
+  return steps_for_tokens(phase_config(run, index), world_size, phase.tokens);
+}
+
 void validate_phases(const RunConfig& run, const std::string& origin) {
   std::set<std::string> names;
   for (int64_t i = 0; i < static_cast<int64_t>(run.phases.size()); ++i) {

@@ -21,6 +21,15 @@ std::string phase_name(const RunConfig& run, int64_t index);
 /// replay the first phase's documents in the first phase's order.
 RunConfig phase_config(const RunConfig& run, int64_t index);
 
+/// Optimizer steps of a global batch of `config` (train.micro_batch_size x grad_accum_steps x
+/// `world_size` sequences of data.seq_len tokens) that `tokens` amount to, rounded up.
+int64_t steps_for_tokens(const RunConfig& config, int world_size, int64_t tokens);
+
+/// The steps phase `index` lasts: its steps, or its tokens at its own global batch; an
+/// unphased run's: train.max_steps, or the steps train.max_tokens amounts to (0 when neither).
+/// train.max_steps as a cap over a phased run is the trainer's (train/loop/run_phase.h).
+int64_t phase_steps(const RunConfig& run, int64_t index, int world_size);
+
 /// Every phase's rules, each failure one ConfigError naming `origin` and the phase's key
 /// ("phases[1].set.model.hidden_size"): a name, steps or tokens (one of them), keys that exist
 /// and may change between phases (not the architecture, tokenizer, run directory, device,

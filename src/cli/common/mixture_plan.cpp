@@ -14,27 +14,6 @@
 #include "mlm/util/errors.h"
 
 namespace mlm::cli {
-namespace {
-
-// Optimizer steps of phase `index` times its global batch: the positions its stream draws.
-// A phase given in tokens runs ceil(tokens / global batch tokens) steps (train/loop/run_phase.h).
-int64_t phase_positions(const config::RunConfig& run, const config::RunConfig& phase, int64_t index,
-                        int world_size) {
-  const int64_t batch = phase.train.micro_batch_size * phase.train.grad_accum_steps * world_size;
-  int64_t steps = 0;
-  if (run.phases.empty()) {
-    steps = run.train.max_steps > 0 ? run.train.max_steps
-                                    : (run.train.max_tokens + batch * phase.data.seq_len - 1) /
-                                          (batch * phase.data.seq_len);
-  } else {
-    const auto& settings = run.phases.at(static_cast<size_t>(index));
-    steps = settings.steps > 0 ? settings.steps
-                               : (settings.tokens + batch * phase.data.seq_len - 1) / (batch * phase.data.seq_len);
-  }
-  return steps * batch;
-}
-
-}  // namespace
 
 int plan_command(const config::RunConfig& config, int world_size, bool json) {
   if (config.data.sources.empty()) {
@@ -48,7 +27,9 @@ int plan_command(const config::RunConfig& config, int world_size, bool json) {
     const auto base = config::source_base_weights(phase.data);
     const auto weights = data::tempered_weights(base, sizes, phase.data.temperature);
     const auto cumulative = data::cumulative_weights(weights);
-    const int64_t positions = phase_positions(config, phase, p, world_size);
+    // The positions the phase's stream draws: its steps times its global batch.
+    const int64_t positions = config::phase_steps(config, p, world_size) * phase.train.micro_batch_size *
+                              phase.train.grad_accum_steps * world_size;
     std::vector<int64_t> drawn(weights.size(), 0);
     for (int64_t g = 0; g < positions; ++g) ++drawn[data::mixture_draw(plan.seed, g, cumulative)];
 

@@ -33,12 +33,7 @@ struct RunPhase {
 RunPhase run_phase(const config::RunConfig& run, int64_t index, int64_t start_step,
                    int64_t start_tokens);
 
-/// Optimizer steps of a global batch of `config` (train.micro_batch_size x grad_accum_steps x
-/// `world_size` sequences of data.seq_len tokens) that `tokens` amount to, rounded up.
-int64_t steps_for_tokens(const config::RunConfig& config, int world_size, int64_t tokens);
-
-/// The steps `phase` lasts: its steps, or its tokens at its global batch; an unphased run's
-/// are run_horizon().
+/// The steps `phase` lasts (config::phase_steps); an unphased run's are run_horizon().
 int64_t phase_length(const config::RunConfig& run, const RunPhase& phase, int world_size);
 
 /// The steps the run's learning-rate schedule spans: every phase's steps (a phase given in
