@@ -4,6 +4,7 @@
 // a mixture.
 #include <gtest/gtest.h>
 
+#include "data/sequence_checks.h"
 #include "mlm/config/run_config.h"
 #include "mlm/data/mixture/mixture_source.h"
 #include "mlm/data/open_sequences.h"
@@ -13,6 +14,9 @@
 
 namespace mlm::data::corpus_formats_stream {
 namespace {
+
+using mlm::testing::take;
+using mlm::testing::expect_same;
 
 using config::resolve_data_plan;
 using mlm::testing::corpus_path;
@@ -25,23 +29,6 @@ const char* const kFormats[] = {"train.parquet", "train_large.parquet", "train_d
 
 config::RunConfig formats_config(std::vector<std::string> train_files) {
   return mlm::testing::small_stream_config(std::move(train_files));
-}
-
-std::vector<PackedSequence> take(SequenceSource& source, size_t n) {
-  std::vector<PackedSequence> out;
-  PackedSequence s;
-  while (out.size() < n && source.next(s)) out.push_back(s);
-  return out;
-}
-
-void expect_same(const std::vector<PackedSequence>& got, const std::vector<PackedSequence>& want,
-                 const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(got[i].ids, want[i].ids) << what << ": sequence " << i;
-    ASSERT_EQ(got[i].token_type_ids, want[i].token_type_ids) << what << ": sequence " << i;
-    ASSERT_EQ(got[i].sample_id, want[i].sample_id) << what << ": sequence " << i;
-  }
 }
 
 // One epoch: the next epoch's file order is shuffled, which a corpus of two files (the saved

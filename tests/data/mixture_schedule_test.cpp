@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "data/sequence_checks.h"
 #include "mlm/config/config_loader.h"
 #include "mlm/config/phases.h"
 #include "mlm/config/run_config.h"
@@ -21,6 +22,9 @@
 
 namespace mlm::data::mixture_schedule_test {  // its own: the tests build as unity files
 namespace {
+
+using mlm::testing::take;
+using mlm::testing::expect_same;
 
 using config::resolve_data_plan;
 using mlm::testing::fixture_tokenizer;
@@ -70,22 +74,6 @@ struct Languages {
 const Languages& languages() {
   static const Languages l;
   return l;
-}
-
-std::vector<PackedSequence> take(SequenceSource& source, size_t n) {
-  std::vector<PackedSequence> out;
-  PackedSequence s;
-  while (out.size() < n && source.next(s)) out.push_back(s);
-  return out;
-}
-
-void expect_same(const std::vector<PackedSequence>& got, const std::vector<PackedSequence>& want,
-                 const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(got[i].ids, want[i].ids) << what << ": sequence " << i;
-    ASSERT_EQ(got[i].sample_id, want[i].sample_id) << what << ": sequence " << i;
-  }
 }
 
 // Three phases annealing the temperature 1 -> 0.7 -> 0.3, as mmBERT anneals it.

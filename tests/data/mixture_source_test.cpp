@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 
+#include "data/sequence_checks.h"
 #include "mlm/config/run_config.h"
 #include "mlm/data/mixture/mixture_source.h"
 #include "mlm/data/seeded_random.h"
@@ -17,6 +18,9 @@
 
 namespace mlm::data {
 namespace {
+
+using mlm::testing::take;
+using mlm::testing::expect_same;
 
 using mlm::testing::fixture_tokenizer;
 using mlm::testing::make_temp_dir;
@@ -77,24 +81,8 @@ const MixtureFixture& fixture() {
   return f;
 }
 
-std::vector<PackedSequence> take(SequenceSource& source, size_t n) {
-  std::vector<PackedSequence> out;
-  PackedSequence s;
-  while (out.size() < n && source.next(s)) out.push_back(s);
-  return out;
-}
-
 bool same_content(const PackedSequence& a, const PackedSequence& b) {
   return a.ids == b.ids && a.token_type_ids == b.token_type_ids && a.nsp_label == b.nsp_label;
-}
-
-void expect_same(const std::vector<PackedSequence>& got, const std::vector<PackedSequence>& want,
-                 const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_TRUE(same_content(got[i], want[i])) << what << ": sequence " << i;
-    ASSERT_EQ(got[i].sample_id, want[i].sample_id) << what << ": sequence " << i;
-  }
 }
 
 /// Each source's own stream (rank 0 of 1), its first n sequences.

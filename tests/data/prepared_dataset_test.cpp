@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "data/sequence_checks.h"
 #include "data/sentence_corpus.h"
 #include "data/store_fixture.h"
 #include "mlm/config/run_config.h"
@@ -21,6 +22,7 @@
 namespace mlm::data::prepared_dataset_test {
 
 using mlm::testing::fixture_tokenizer;
+using mlm::testing::take;
 using Ids = std::vector<int32_t>;
 using config::resolve_data_plan;
 
@@ -59,13 +61,6 @@ class PreparedDatasetTest : public ::testing::Test {
   mlm::testing::SentenceCorpus corpus_;
   std::string store_;
 };
-
-std::vector<PackedSequence> take(SequenceSource& ds, size_t n) {
-  std::vector<PackedSequence> out;
-  PackedSequence s;
-  while (out.size() < n && ds.next(s)) out.push_back(s);
-  return out;
-}
 
 void expect_same(const PackedSequence& a, const PackedSequence& b, const std::string& where) {
   EXPECT_EQ(a.ids, b.ids) << where;

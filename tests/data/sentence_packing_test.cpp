@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 
+#include "data/sequence_checks.h"
 #include "data/sentence_corpus.h"
 #include "mlm/config/run_config.h"
 #include "mlm/data/stream/streaming_dataset.h"
@@ -20,6 +21,7 @@ namespace mlm::data::sentence_packing {
 
 using mlm::testing::SentenceCorpus;
 using mlm::testing::fixture_tokenizer;
+using mlm::testing::take;
 using Ids = std::vector<int32_t>;
 using config::resolve_data_plan;
 
@@ -42,13 +44,6 @@ class SentencePacking : public ::testing::Test {
   static constexpr int64_t kSeqLen = 48;
   std::filesystem::path dir_;
 };
-
-std::vector<PackedSequence> take(StreamingDataset& ds, size_t n) {
-  std::vector<PackedSequence> out;
-  PackedSequence s;
-  while (out.size() < n && ds.next(s)) out.push_back(s);
-  return out;
-}
 
 /// The sentence packing rule written out plainly: whole sentences, documents joined by [SEP],
 /// a sentence that does not fit starts the next sequence, a sentence longer than a sequence

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "data/sequence_checks.h"
 #include "mlm/config/run_config.h"
 #include "mlm/data/open_sequences.h"
 #include "mlm/data/stream/document_stream.h"
@@ -18,30 +19,16 @@
 namespace mlm::data {
 namespace {
 
+using mlm::testing::take;
+using mlm::testing::expect_same;
+
 using mlm::testing::corpus_path;
 using mlm::testing::fixture_tokenizer;
 using config::resolve_data_plan;
 
 config::RunConfig base_config() { return mlm::testing::small_stream_config({corpus_path("train.txt")}); }
 
-std::vector<PackedSequence> take(StreamingDataset& ds, size_t n) {
-  std::vector<PackedSequence> out;
-  PackedSequence s;
-  while (out.size() < n && ds.next(s)) out.push_back(s);
-  return out;
-}
-
 std::vector<PackedSequence> take_all(StreamingDataset& ds) { return take(ds, SIZE_MAX); }
-
-void expect_same(const std::vector<PackedSequence>& a, const std::vector<PackedSequence>& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    ASSERT_EQ(a[i].ids, b[i].ids) << "sequence " << i;
-    ASSERT_EQ(a[i].token_type_ids, b[i].token_type_ids) << "sequence " << i;
-    ASSERT_EQ(a[i].nsp_label, b[i].nsp_label) << "sequence " << i;
-    ASSERT_EQ(a[i].sample_id, b[i].sample_id) << "sequence " << i;
-  }
-}
 
 // Content tokens (no specials) of sequences, as a multiset.
 std::map<int32_t, int64_t> content_tokens(const std::vector<PackedSequence>& seqs) {
