@@ -30,6 +30,7 @@
 #include "mlm/train/distill/teacher.h"
 #include "mlm/train/run/trainer.h"
 #include "mlm/util/errors.h"
+#include "model/model_test_util.h"
 #include "train/train_test_util.h"
 
 // Named, not anonymous: the unity build compiles the trainer tests together.
@@ -37,22 +38,9 @@ namespace mlm::train::distill_test {
 
 namespace fs = std::filesystem;
 using namespace mlm::train::testing;
+using mlm::model::testing::tiny_model_config;
 
 constexpr int64_t kVocab = 97, kPad = 0, kBatch = 3, kSeq = 24;
-
-config::ModelConfig tiny(config::Architecture architecture, int64_t layers, int64_t hidden, int64_t heads) {
-  config::ModelConfig m;
-  m.architecture = architecture;
-  m.num_hidden_layers = layers;
-  m.hidden_size = hidden;
-  m.num_attention_heads = heads;
-  m.intermediate_size = 48;
-  m.max_position_embeddings = 64;
-  m.attention_probs_dropout_prob = 0.0;
-  m.hidden_dropout_prob = 0.0;
-  m.pad_vocab_multiple = 8;
-  return m;
-}
 
 /// Random ids with ~30% of the real tokens selected; rows 1 and 2 end in padding.
 model::MlmInputs padded_batch() {
@@ -106,24 +94,26 @@ std::vector<ReferenceCase> reference_cases() {
   // DistilBERT's setting: same width, half the depth, every loss.
   auto all = weights(0.7, 1.3, 0.9, 1.1, 2.0);
   all.teacher_layer = 1;
-  cases.push_back({"bert_same_width", tiny(Architecture::bert, 4, 32, 4), tiny(Architecture::bert, 2, 32, 4), all});
+  cases.push_back(
+      {"bert_same_width", tiny_model_config(Architecture::bert, 4), tiny_model_config(Architecture::bert, 2), all});
   // MiniLMv2 across widths and head counts: 8 relation heads over 32 and 16 wide bodies, the KL on
   // every real token; the cosine through the learned projection 16 -> 32.
   auto across = weights(1.0, 0.5, 0.8, 2.0, 1.0);
   across.relation_heads = 8;
   across.kl_all_positions = true;
   across.student_layer = 0;
-  cases.push_back({"bert_across_widths", tiny(Architecture::bert, 3, 32, 4), tiny(Architecture::bert, 2, 16, 2), across});
+  cases.push_back({"bert_across_widths", tiny_model_config(Architecture::bert, 3),
+                   tiny_model_config(Architecture::bert, 2, 16, 2), across});
   auto modern = weights(1.0, 1.0, 1.0, 1.0, 1.5);
-  cases.push_back({"modernbert_same_width", tiny(Architecture::modernbert, 3, 32, 4),
-                   tiny(Architecture::modernbert, 2, 32, 4), modern});
+  cases.push_back({"modernbert_same_width", tiny_model_config(Architecture::modernbert, 3),
+                   tiny_model_config(Architecture::modernbert, 2), modern});
   // The generators of the replaced-token-detection architectures, objective mlm.
   auto generator = weights(0.5, 1.0, 1.2, 0.8, 2.0);
   generator.teacher_layer = 0;
-  cases.push_back({"electra_same_width", tiny(Architecture::electra, 3, 32, 4), tiny(Architecture::electra, 2, 32, 4),
-                   generator});
-  cases.push_back({"deberta_same_width", tiny(Architecture::deberta_v2, 3, 32, 4), tiny(Architecture::deberta_v2, 2, 32, 4),
-                   generator});
+  cases.push_back({"electra_same_width", tiny_model_config(Architecture::electra, 3),
+                   tiny_model_config(Architecture::electra, 2), generator});
+  cases.push_back({"deberta_same_width", tiny_model_config(Architecture::deberta_v2, 3),
+                   tiny_model_config(Architecture::deberta_v2, 2), generator});
   return cases;
 }
 
@@ -229,8 +219,8 @@ TEST(DistillLosses, EqualModelsLoseNothing) {
 }
 
 TEST(DistillInit, StudentLayersComeFromEveryOtherTeacherLayer) {
-  auto teacher = randomised(tiny(config::Architecture::modernbert, 6, 32, 4), 21);
-  auto student = randomised(tiny(config::Architecture::modernbert, 3, 32, 4), 22);
+  auto teacher = randomised(tiny_model_config(config::Architecture::modernbert, 6), 21);
+  auto student = randomised(tiny_model_config(config::Architecture::modernbert, 3), 22);
   config::DistillConfig d;
   d.init_every = 2;
   const auto layers = distill::init_layer_map(d, 3, 6);
@@ -266,7 +256,7 @@ std::string usage_error(const std::function<void()>& f) {
 }
 
 TEST(DistillBadInput, EachNamesItsKey) {
-  const auto student = tiny(config::Architecture::bert, 2, 32, 4);
+  const auto student = tiny_model_config(config::Architecture::bert, 2);
   auto with = [&](std::function<void(config::DistillConfig&)> edit) {
     config::DistillConfig d;
     d.teacher = "teacher";
@@ -297,8 +287,8 @@ TEST(DistillBadInput, EachNamesItsKey) {
   d.init_layers = {"0", "6"};
   EXPECT_NE(usage_error([&] { distill::init_layer_map(d, 2, 6); }).find("distill.init_layers"), std::string::npos);
   // Another architecture or width cannot take the teacher's layers.
-  EXPECT_THROW(distill::init_from_teacher(randomised(tiny(config::Architecture::bert, 2, 16, 2), 1),
-                                          randomised(tiny(config::Architecture::bert, 4, 32, 4), 2),
+  EXPECT_THROW(distill::init_from_teacher(randomised(tiny_model_config(config::Architecture::bert, 2, 16, 2), 1),
+                                          randomised(tiny_model_config(config::Architecture::bert, 4), 2),
                                           model::architecture_spec(config::Architecture::bert), {0, 2}),
                UsageError);
 }

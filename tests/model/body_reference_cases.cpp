@@ -17,6 +17,7 @@ namespace mlm::model::body_reference {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::tiny_model_config;
 constexpr int64_t kVocab = testing::kTinyVocab;  // 97
 
 // ---- the live reference ------------------------------------------------------------------------
@@ -70,21 +71,6 @@ void randomise_all(MaskedLm& model) {
 }
 
 constexpr int64_t kBatch = 3, kSeq = 40;
-
-/// What every live case's model starts from: 32 wide in 4 heads, no dropout (training mode must
-/// be exact), padded vocabulary rows (they must stay out of everything).
-config::ModelConfig tiny(config::Architecture architecture) {
-  config::ModelConfig m;
-  m.architecture = architecture;
-  m.hidden_size = 32;
-  m.num_attention_heads = 4;
-  m.intermediate_size = 48;
-  m.max_position_embeddings = 64;
-  m.attention_probs_dropout_prob = 0.0;
-  m.hidden_dropout_prob = 0.0;
-  m.pad_vocab_multiple = 8;
-  return m;
-}
 
 /// Random ids [3, 40] with labels at ~30% of the real tokens; rows 1 and 2 end in padding (the
 /// pad id 0) when `padded`, row 2's longer than ModernBERT's half window.
@@ -155,7 +141,7 @@ struct RobertaShape {
 };
 
 config::ModelConfig tiny_roberta(const RobertaShape& s) {
-  auto m = tiny(s.architecture);
+  auto m = tiny_model_config(s.architecture);
   m.num_hidden_layers = 2;
   m.intermediate_size = 64;
   m.max_position_embeddings = s.seq + kRobertaPad + 1;  // RoBERTa's 514 for 512 tokens
@@ -229,7 +215,7 @@ struct ModernBertShape {
 };
 
 config::ModelConfig tiny_modernbert(const ModernBertShape& s) {
-  auto m = tiny(config::Architecture::modernbert);
+  auto m = tiny_model_config(config::Architecture::modernbert);
   m.num_hidden_layers = s.biases ? 5 : 4;  // global layers 0 and 3; the others local
   m.local_attention = 16;  // |q - k| <= 8, far shorter than the 40 positions
   m.layer_norm_eps = 1e-5;
@@ -274,7 +260,7 @@ struct DebertaShape {
 };
 
 config::ModelConfig tiny_deberta(const DebertaShape& s) {
-  auto m = tiny(config::Architecture::deberta_v2);
+  auto m = tiny_model_config(config::Architecture::deberta_v2);
   m.num_hidden_layers = 3;
   m.layer_norm_eps = 1e-7;
   m.embedding_size = s.embedding_size;

@@ -78,6 +78,23 @@ inline config::ModelConfig tiny_config(config::NormPosition norm) {
   c.objective = norm == config::NormPosition::post ? config::Objective::nsp : config::Objective::mlm;
   return c;
 }
+/// A live case's tiny model of `architecture` (the body references', the distillation
+/// tests'): `hidden` wide in `heads` heads, `layers` deep, no dropout (training mode must be
+/// exact), padded vocabulary rows (they must stay out of everything).
+inline config::ModelConfig tiny_model_config(config::Architecture architecture, int64_t layers = 2, int64_t hidden = 32,
+                                             int64_t heads = 4) {
+  config::ModelConfig m;
+  m.architecture = architecture;
+  m.num_hidden_layers = layers;
+  m.hidden_size = hidden;
+  m.num_attention_heads = heads;
+  m.intermediate_size = 48;
+  m.max_position_embeddings = 64;
+  m.attention_probs_dropout_prob = 0.0;
+  m.hidden_dropout_prob = 0.0;
+  m.pad_vocab_multiple = 8;
+  return m;
+}
 constexpr int64_t kTinyVocab = 97;
 constexpr int64_t kTinyPad = 0;
 
