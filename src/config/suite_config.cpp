@@ -71,7 +71,8 @@ SuiteConfig load_suite_config(const std::string& path) {
   }
   const auto body = root["suite"];
   if (!body.IsMap()) suite_error(path, body, "suite", "must be a map of name, seeds and tasks");
-  const std::vector<std::string> keys = {"name", "seeds", "tasks"};
+  // finetune: is read with the tasks (task_config.h load_suite_tasks).
+  const std::vector<std::string> keys = {"name", "seeds", "tasks", "finetune"};
   for (const auto& entry : body) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "?";
     if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;

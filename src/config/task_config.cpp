@@ -86,6 +86,22 @@ void check(bool ok, const TaskConfig& c, const std::string& key, const std::stri
   if (!ok) throw ConfigError(c.origin + ": " + key + " " + what, key);
 }
 
+// The fine-tuning recipe's ranges; `section` is where its keys were given ("finetune", or a
+// suite's "suite.finetune"), `origin` the file.
+void check_finetune(const FinetuneSection& f, const std::string& origin, const std::string& section) {
+  auto check = [&](bool ok, const std::string& key, const std::string& what) {
+    if (!ok) throw ConfigError(origin + ": " + section + "." + key + " " + what, section + "." + key);
+  };
+  check(f.epochs >= 1, "epochs", "must be at least 1");
+  check(f.batch_size >= 1, "batch_size", "must be at least 1");
+  check(f.learning_rate > 0, "learning_rate", "must be positive");
+  check(f.warmup_ratio >= 0 && f.warmup_ratio < 1, "warmup_ratio", "must be in [0, 1)");
+  check(f.weight_decay >= 0, "weight_decay", "must be >= 0");
+  check(f.early_stopping_patience >= 0, "early_stopping_patience", "must be >= 0");
+  check(f.max_steps >= 0, "max_steps", "must be >= 0");
+  check(f.max_train_examples >= 0, "max_train_examples", "must be >= 0");
+}
+
 }  // namespace
 
 TaskConfig load_task_config(const std::string& path) {
@@ -115,7 +131,6 @@ TaskConfig load_task_config(const std::string& path) {
     }
   }
   const auto& t = c.task;
-  const auto& f = c.finetune;
   check(!t.name.empty(), c, "task.name", "is missing");
   check(!t.train.empty(), c, "task.train", "is missing");
   check(!t.validation.empty(), c, "task.validation", "is missing");
@@ -143,15 +158,29 @@ TaskConfig load_task_config(const std::string& path) {
     check(std::find(t.labels.begin(), t.labels.end(), t.positive_label) != t.labels.end(), c, "task.positive_label",
           "'" + t.positive_label + "' is not one of task.labels");
   }
-  check(f.epochs >= 1, c, "finetune.epochs", "must be at least 1");
-  check(f.batch_size >= 1, c, "finetune.batch_size", "must be at least 1");
-  check(f.learning_rate > 0, c, "finetune.learning_rate", "must be positive");
-  check(f.warmup_ratio >= 0 && f.warmup_ratio < 1, c, "finetune.warmup_ratio", "must be in [0, 1)");
-  check(f.weight_decay >= 0, c, "finetune.weight_decay", "must be >= 0");
-  check(f.early_stopping_patience >= 0, c, "finetune.early_stopping_patience", "must be >= 0");
-  check(f.max_steps >= 0, c, "finetune.max_steps", "must be >= 0");
-  check(f.max_train_examples >= 0, c, "finetune.max_train_examples", "must be >= 0");
+  check_finetune(c.finetune, c.origin, "finetune");
   return c;
+}
+
+std::vector<TaskConfig> load_suite_tasks(const SuiteConfig& suite) {
+  // The suite file was read whole by load_suite_config; its finetune: map is read here, with
+  // its lines, so that a bad key or value names the suite file.
+  YAML::Node recipe;
+  try {
+    recipe = YAML::LoadFile(suite.origin)["suite"]["finetune"];
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(suite.origin + ": not readable as a suite file: " + e.msg);
+  }
+  std::vector<TaskConfig> tasks;
+  for (const auto& file : suite.tasks) {
+    auto task = load_task_config(file);
+    if (recipe) {
+      read_section(recipe, "suite.finetune", suite.origin, task.finetune);
+      check_finetune(task.finetune, suite.origin, "suite.finetune");
+    }
+    tasks.push_back(std::move(task));
+  }
+  return tasks;
 }
 
 }  // namespace mlm::config

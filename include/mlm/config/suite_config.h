@@ -15,6 +15,8 @@ struct SuiteConfig {
                                    //   directory (the tasks' own data paths stay relative to the
                                    //   working directory)
   std::string origin;              // the file it was read from, for error messages
+  // suite.finetune (keys over every task's finetune:) is read with the tasks:
+  // task_config.h load_suite_tasks.
 };
 
 /// Whether `path` is a suite file rather than a task file: a YAML map whose first key is `suite`.

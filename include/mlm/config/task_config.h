@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mlm/config/enums.h"  // TaskKind, TaskMetric and their spellings
+#include "mlm/config/suite_config.h"
 
 namespace mlm::config {
 
@@ -89,5 +90,11 @@ struct TaskConfig {
 /// Reads a task file. ConfigError naming the file, line and dotted key for unknown keys,
 /// values of the wrong type or out of range, a missing name, split or label set.
 TaskConfig load_task_config(const std::string& path);
+
+/// A suite's tasks (suite.tasks, each read by load_task_config) with the suite's own
+/// `finetune:` keys, when it has them, over each task file's: one recipe for every task (a
+/// cheaper screen: fewer epochs, max_train_examples). ConfigError naming the suite file, line
+/// and key (`suite.finetune.epochs`) for a bad key or value.
+std::vector<TaskConfig> load_suite_tasks(const SuiteConfig& suite);
 
 }  // namespace mlm::config

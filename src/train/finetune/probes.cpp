@@ -16,8 +16,8 @@ Probes::Probes(const std::vector<std::string>& files, int64_t positions) {
       const auto first_new = tasks_.size();
       if (config::is_suite_file(file)) {
         const auto suite = config::load_suite_config(file);
-        for (const auto& task_file : suite.tasks)
-          tasks_.push_back({config::load_task_config(task_file), suite.name, suite.seeds, nullptr});
+        for (auto& task : config::load_suite_tasks(suite))
+          tasks_.push_back({std::move(task), suite.name, suite.seeds, nullptr});
       } else {
         auto task = config::load_task_config(file);
         const auto seed = task.finetune.seed;

@@ -41,8 +41,7 @@ nlohmann::json finetune_suite(const fs::path& model_dir, const std::string& suit
   const auto started = std::chrono::steady_clock::now();
   auto suite = config::load_suite_config(suite_file);
   if (!seeds.empty()) suite.seeds = seeds;
-  std::vector<config::TaskConfig> tasks;
-  for (const auto& file : suite.tasks) tasks.push_back(config::load_task_config(file));
+  const auto tasks = config::load_suite_tasks(suite);
   model::TensorDict file_weights;  // a classification directory's head is not used: each seed draws one
   auto saved = open_saved_encoder(model_dir, config::RunConfig{}, file_weights);
   for (const auto& task : tasks) require_fits(task, saved.model->max_sequence_length());
