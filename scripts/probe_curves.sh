@@ -18,7 +18,7 @@
 # The probes fine-tune a copy of the weights at each evaluation on the first PROBE_EXAMPLES
 # (4,000) training examples of each task for one epoch (125 steps) at lr 3e-4 (a small encoder's
 # rate: the task files' 5e-5 is meant for base-sized ones) and score the validation and test
-# splits; the variants and the suite are written into OUT_DIR/tasks/. PROBE_TASKS names the tasks
+# splits: a suite whose finetune: says so, written into OUT_DIR/tasks/. PROBE_TASKS names the tasks
 # (wordnet_topic wordnet_hypernym by default; all: the four), PROBE_SEEDS the seeds (1).
 # What it costs (docs/PROBES.md, "What a probe costs"), one thread a run, bf16 on an AMX Xeon:
 # by default 0.8-1.2x the 150 training steps per probe point and 1.0-1.7x the run's training;
@@ -43,15 +43,12 @@ mkdir -p "$out/tasks"
 tasks="${PROBE_TASKS:-wordnet_topic wordnet_hypernym}"
 [[ "$tasks" == all ]] && tasks="wordnet_topic wordnet_hypernym wordnet_similarity pydoc_entities"
 read -r -a task_names <<< "$tasks"
-for task in "${task_names[@]}"; do
-  # Written whole to a private file and renamed: jobs sharing OUT_DIR start at the same time.
-  { sed -e 's/^  learning_rate: .*/  learning_rate: 3.0e-4/' -e 's/^  epochs: .*/  epochs: 1/' \
-        "configs/probes/$task.yaml"
-    echo "  max_train_examples: ${PROBE_EXAMPLES:-4000}"  # finetune: is the file's last section
-  } > "$out/tasks/$task.yaml.$$" && mv "$out/tasks/$task.yaml.$$" "$out/tasks/$task.yaml"
-done
-printf 'suite:\n  name: probes\n  seeds: %s\n  tasks: [%s]\n' "${PROBE_SEEDS:-1}" \
-  "$(IFS=,; echo "${task_names[*]/%/.yaml}")" > "$out/tasks/suite.yaml.$$"
+list=""
+for task in "${task_names[@]}"; do list+="${list:+, }$root/configs/probes/$task.yaml"; done
+# The screen: the suite's finetune: goes over each task file's own recipe. Written whole to a
+# private file and renamed: jobs sharing OUT_DIR start at the same time.
+printf 'suite:\n  name: probes\n  seeds: %s\n  tasks: [%s]\n  finetune: {epochs: 1, learning_rate: 3.0e-4, max_train_examples: %s}\n' \
+  "${PROBE_SEEDS:-1}" "$list" "${PROBE_EXAMPLES:-4000}" > "$out/tasks/suite.yaml.$$"
 mv "$out/tasks/suite.yaml.$$" "$out/tasks/suite.yaml"
 all_runs=(bert-mini modernbert-mini electra-mini deberta-v3-rtd-mini)
 read -r -a runs <<< "${RUNS-${all_runs[*]}}"
