@@ -384,6 +384,38 @@ std::vector<torch::Tensor> projection_of(const Trainer& trainer) {
   return params;
 }
 
+// DistilBERT's init alone (every loss that reads the teacher at weight 0): the student starts
+// from the teacher's layers, as under the whole recipe, and trains without running it.
+TEST(DistillRun, AnInitAloneCopiesTheTeacherAndTrainsWithoutRunningIt) {
+  auto parameters = [](Trainer& trainer) {
+    std::vector<torch::Tensor> out;
+    for (const auto& p : trainer.model()->parameters()) out.push_back(p.detach().clone());
+    return out;
+  };
+  const auto recipe_dir = fresh_dir("distill_init_recipe"), alone_dir = fresh_dir("distill_init_alone");
+  const auto plain_dir = fresh_dir("distill_init_plain");
+  Trainer recipe(tiny_config(recipe_dir, student_sets({"train.max_steps=2"})), {});
+  const auto initialised = parameters(recipe);
+  Trainer alone(tiny_config(alone_dir, student_sets({"train.max_steps=2", "distill.kl_weight=0", "distill.cos_weight=0",
+                                                     "distill.relation_weight=0"})),
+                {});
+  EXPECT_EQ(alone.distiller(), nullptr);
+  const auto started = parameters(alone);
+  ASSERT_EQ(started.size(), initialised.size());
+  for (size_t i = 0; i < started.size(); ++i) EXPECT_TRUE(torch::equal(started[i], initialised[i])) << "parameter " << i;
+  // Not what the student would start from without the teacher.
+  Trainer plain(tiny_config(plain_dir, {"model.num_hidden_layers=1", "train.max_steps=2"}), {});
+  const auto fresh = parameters(plain);
+  EXPECT_FALSE(torch::equal(fresh.front(), started.front()));
+  std::vector<StepStats> steps;
+  alone.on_step([&](const StepStats& s) { steps.push_back(s); });
+  ASSERT_EQ(alone.run(), 0);
+  ASSERT_EQ(steps.size(), 2u);
+  for (const auto& s : steps) EXPECT_FALSE(s.distilled);
+  // A plain masked-LM run: no teacher's share, no distillation terms in its rows.
+  EXPECT_EQ(read_text(alone_dir / "metrics.jsonl").find("teacher_share"), std::string::npos);
+}
+
 TEST(DistillRun, CosineAcrossWidthsTrainsItsProjectionAndResumesBitForBit) {
   // A 64-wide student of the 128-wide teacher: the cosine goes through the learned projection.
   const std::vector<std::string> sets = {"model.num_hidden_layers=1", "model.hidden_size=64",

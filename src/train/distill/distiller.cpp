@@ -131,6 +131,13 @@ std::shared_ptr<Distiller> make_distiller(const config::RunConfig& config, const
     const int64_t copied = init_from_teacher(student, teacher.model, spec, layers);
     log::info("distill", "student initialised from {} ({} tensors copied)", config.distill.teacher, copied);
   }
+  const auto& d = config.distill;
+  if (d.kl_weight == 0 && d.cos_weight == 0 && d.relation_weight == 0 && d.mlm_weight == 1) {
+    // DistilBERT's init alone: no loss reads the teacher, so it is not run (nor kept).
+    log::info("distill", "no loss reads the teacher (distill.kl/cos/relation_weight 0): it initialised the "
+              "student and is not run; the run trains as one without a teacher");
+    return nullptr;
+  }
   log::info("distill", "teacher {}: {} {} layers x {}, {}", config.distill.teacher, spec.display_name(),
             teacher.config.num_hidden_layers, teacher.config.hidden_size,
             teacher.dtype == torch::kBFloat16 ? "bf16" : "fp32");

@@ -62,7 +62,9 @@ class Distiller : public MicroBatchLoss {
 /// The run's distiller: opens distill.teacher (teacher.h) and, where distill.init_every or
 /// distill.init_layers asks, copies the teacher's layers into `student` (init_from_teacher.h;
 /// a resume loads its checkpoint over them). `auto_dtype`: train.precision auto's dtype on
-/// `device`, what distill.teacher_precision auto follows.
+/// `device`, what distill.teacher_precision auto follows. Null where no loss reads the teacher
+/// (distill.kl_weight, cos_weight and relation_weight 0, mlm_weight 1): the init alone, after
+/// which the run trains as one without a teacher, at its speed.
 std::shared_ptr<Distiller> make_distiller(const config::RunConfig& config, const text::Tokenizer& tokenizer,
                                           model::MaskedLm student, const torch::Device& device,
                                           torch::Dtype compute_dtype, torch::Dtype auto_dtype);

@@ -97,7 +97,7 @@ class Trainer {
   std::unique_ptr<RunCheckpoints> checkpoints_;
   std::optional<text::Tokenizer> tokenizer_;
   model::MaskedLm model_{nullptr};
-  std::shared_ptr<distill::Distiller> distiller_;  // distill.teacher only
+  std::shared_ptr<distill::Distiller> distiller_;  // distill.teacher only, and not for an init alone
   std::unique_ptr<EmaWeights> ema_;  // train.ema_decay > 0: kept across the phases
   std::unique_ptr<TrainingStep> step_;
   std::unique_ptr<LrSchedule> lr_;
