@@ -199,7 +199,6 @@ TEST(DistEndToEnd, StoppedAndResumedTwoRankRunMatchesTheUninterruptedOne) {
   ASSERT_EQ(want.size(), 6u);
   EXPECT_EQ(got, want) << "the losses of the resumed run differ";
   const auto want_weights = load_weights(checkpoint(reference, 6) / "model.pt");
-  const auto want_ema = load_weights(checkpoint(reference, 6) / "ema.pt");
   const auto got_weights = load_weights(checkpoint(resumed, 6) / "model.pt");
   ASSERT_EQ(got_weights.size(), want_weights.size());
   for (const auto& [name, tensor] : want_weights) {
