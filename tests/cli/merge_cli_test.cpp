@@ -93,6 +93,17 @@ double max_abs_difference(const fs::path& a, const fs::path& b) {
   return worst;
 }
 
+// Element-wise: `merged`'s tensors are the mean of `a`'s and `b`'s, name by name.
+void expect_mean_of(const fs::path& merged, const fs::path& a, const fs::path& b) {
+  const auto m = weights_of(merged), x = weights_of(a), y = weights_of(b);
+  ASSERT_EQ(m.size(), x.size()) << merged;
+  ASSERT_EQ(m.size(), y.size()) << merged;
+  for (size_t i = 0; i < m.size(); ++i) {
+    ASSERT_EQ(m[i].first, x[i].first);
+    EXPECT_TRUE(torch::allclose(m[i].second, (x[i].second + y[i].second) / 2, 0, 1e-6)) << merged << " " << m[i].first;
+  }
+}
+
 TEST(MergeCli, EveryMethodGivesMergekitsTensors) {
   config::testing::TempDir dir;
   const auto& in = inputs(dir);
@@ -145,9 +156,7 @@ TEST(MergeCli, TheResultLoadsInTransformersAndContinuesAsInitFrom) {
   EXPECT_TRUE(loaded["missing"].empty()) << loaded.dump();
   EXPECT_TRUE(loaded["unexpected"].empty()) << loaded.dump();
   // Uniform average: the mean of the two, to float32 rounding.
-  const auto merged = weights_of(out), a = weights_of(in.e1), b = weights_of(in.e2);
-  for (size_t i = 0; i < merged.size(); ++i)
-    EXPECT_TRUE(torch::allclose(merged[i].second, (a[i].second + b[i].second) / 2, 0, 1e-6)) << merged[i].first;
+  expect_mean_of(out, in.e1, in.e2);
   const CliRun continued = run_tool(
       "mlm-train", dir,
       shared_tiny_args(dir, in.spm, {"--set", "train.output_dir=" + (dir.path() / "continued").string(), "--set",
@@ -168,10 +177,7 @@ TEST(MergeCli, LastCheckpointsOfARunAreAveraged) {
   ASSERT_EQ(recipe["models"].size(), 2u) << recipe.dump();
   EXPECT_NE(recipe["models"][0]["model"].get<std::string>().find("step_00000001"), std::string::npos);
   EXPECT_NE(recipe["models"][1]["model"].get<std::string>().find("step_00000002"), std::string::npos);
-  const auto first = export_to(dir, in.run1 / "checkpoints" / "step_00000001", "first");
-  const auto merged = weights_of(out), a = weights_of(first), b = weights_of(in.e1);
-  for (size_t i = 0; i < merged.size(); ++i)
-    EXPECT_TRUE(torch::allclose(merged[i].second, (a[i].second + b[i].second) / 2, 0, 1e-6)) << merged[i].first;
+  expect_mean_of(out, export_to(dir, in.run1 / "checkpoints" / "step_00000001", "first"), in.e1);
   // More than the run holds: refused.
   const CliRun too_many = merge(dir, {"--model", in.run1.string(), "--last", "3", "--output", (dir.path() / "x").string()});
   EXPECT_EQ(too_many.exit_code, 2) << too_many.err;
@@ -197,17 +203,6 @@ TEST(MergeCli, EvalScoresEachInputAndTheResult) {
     EXPECT_GT(row["num_masked"].get<int64_t>(), 0);
     EXPECT_GE(row["masked_accuracy"].get<double>(), 0.0);
     EXPECT_NE(run.out.find(row["model"].get<std::string>()), std::string::npos) << run.out;  // the printed table
-  }
-}
-
-// Element-wise: `merged`'s tensors are the mean of `a`'s and `b`'s, name by name.
-void expect_mean_of(const fs::path& merged, const fs::path& a, const fs::path& b) {
-  const auto m = weights_of(merged), x = weights_of(a), y = weights_of(b);
-  ASSERT_EQ(m.size(), x.size()) << merged;
-  ASSERT_EQ(m.size(), y.size()) << merged;
-  for (size_t i = 0; i < m.size(); ++i) {
-    ASSERT_EQ(m[i].first, x[i].first);
-    EXPECT_TRUE(torch::allclose(m[i].second, (x[i].second + y[i].second) / 2, 0, 1e-6)) << merged << " " << m[i].first;
   }
 }
 

@@ -28,8 +28,7 @@ int plan_command(const config::RunConfig& config, int world_size, bool json) {
     const auto weights = data::tempered_weights(base, sizes, phase.data.temperature);
     const auto cumulative = data::cumulative_weights(weights);
     // The positions the phase's stream draws: its steps times its global batch.
-    const int64_t positions = config::phase_steps(config, p, world_size) * phase.train.micro_batch_size *
-                              phase.train.grad_accum_steps * world_size;
+    const int64_t positions = config::phase_steps(config, p, world_size) * plan.step_sequences * world_size;
     std::vector<int64_t> drawn(weights.size(), 0);
     for (int64_t g = 0; g < positions; ++g) ++drawn[data::mixture_draw(plan.seed, g, cumulative)];
 
